@@ -1,0 +1,18 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "Errand",
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+  products: [
+    .library(name: "Errand", targets: ["Errand"]),
+    .library(name: "ErrandTesting", targets: ["ErrandTesting"]),
+  ],
+  targets: [
+    .target(name: "Errand"),
+    .target(name: "ErrandTesting", dependencies: ["Errand"]),
+    .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTesting"]),
+    .testTarget(name: "ErrandTestingTests", dependencies: ["Errand", "ErrandTesting"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

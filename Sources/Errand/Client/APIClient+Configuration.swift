@@ -1,0 +1,54 @@
+import Foundation
+
+extension APIClient {
+  /// Settings shared by every request a client sends.
+  public struct Configuration: Sendable {
+    /// Headers added to every request; an endpoint's own headers win.
+    public var headers: HTTPHeaders
+    /// The encoder for JSON bodies that have none of their own. By default it sorts keys, so
+    /// that bodies are the same bytes every time, and does not escape slashes.
+    public var encoder: JSONEncoder
+    /// The decoder for JSON responses whose endpoint has none of its own.
+    public var decoder: JSONDecoder
+    /// The longest an exchange may take when its endpoint sets no timeout; `nil` leaves it to
+    /// the transport.
+    public var timeout: Duration?
+    /// The status codes that count as success.
+    public var acceptableStatusCodes: Range<Int>
+    /// The `User-Agent` header value, `Errand/<version>` by default; `nil` sends none.
+    public var userAgent: String?
+
+    /// The `User-Agent` that Errand sends unless told otherwise, for example `Errand/0.1.0`.
+    public static let defaultUserAgent = "Errand/\(errandVersion)"
+
+    /// Create a configuration.
+    /// - Parameters:
+    ///   - headers: Headers added to every request.
+    ///   - encoder: The encoder for JSON bodies; `nil` for Errand's default (sorted keys).
+    ///   - decoder: The decoder for JSON responses.
+    ///   - timeout: The longest an exchange may take unless its endpoint says otherwise.
+    ///   - acceptableStatusCodes: The status codes that count as success.
+    ///   - userAgent: The `User-Agent` header value, or `nil` to send none.
+    public init(
+      headers: HTTPHeaders = [:], encoder: JSONEncoder? = nil, decoder: JSONDecoder = JSONDecoder(),
+      timeout: Duration? = .seconds(60), acceptableStatusCodes: Range<Int> = 200..<300,
+      userAgent: String? = Configuration.defaultUserAgent
+    ) {
+      self.headers = headers
+      self.encoder = encoder ?? Self.makeDefaultEncoder()
+      self.decoder = decoder
+      self.timeout = timeout
+      self.acceptableStatusCodes = acceptableStatusCodes
+      self.userAgent = userAgent
+    }
+
+    private static func makeDefaultEncoder() -> JSONEncoder {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+      return encoder
+    }
+  }
+}
+
+/// Errand's version, sent in the default `User-Agent`.
+let errandVersion = "0.1.0"

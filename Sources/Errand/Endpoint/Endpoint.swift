@@ -1,0 +1,143 @@
+import Foundation
+
+/// What to call and how to read the answer: a pure value that an ``APIClient`` turns into a
+/// request and, once the response arrives, into a `Value`.
+///
+/// ```swift
+/// let dogs = Endpoint<[Dog]>(method: .get, path: "dogs", query: [URLQueryItem(name: "page", value: "2")])
+/// let create = Endpoint<Dog>(method: .post, path: "dogs", body: .json(Dog(name: "Rex")),
+///                            requiresAuthentication: true)
+/// let remove = Endpoint<Void>(method: .delete, path: "dogs/42")
+/// ```
+///
+/// The path is plain text relative to the client's base URL: `/` separates segments, and every
+/// other character that a URL path cannot hold as is (space, `?`, `#`, `%`, `+`, non-ASCII) is
+/// percent-encoded. Query names and values are plain text too.
+public struct Endpoint<Value>: Sendable {
+  /// The request method.
+  public var method: HTTPMethod
+  /// The path relative to the client's base URL, as plain (not percent-encoded) text.
+  public var path: String
+  /// The query items, in order, as plain text; an item with a `nil` value is sent as `name` alone.
+  public var query: [URLQueryItem]
+  /// Headers for this endpoint; they win over the client's default headers.
+  public var headers: HTTPHeaders
+  /// The body, if any.
+  public var body: RequestBody?
+  /// Whether the request must carry credentials (authentication middleware reads this).
+  public var requiresAuthentication: Bool
+  /// The longest the whole exchange may take, or `nil` for the client's default.
+  public var timeout: Duration?
+  /// How to turn the response into the value.
+  public var decoding: ResponseDecoding<Value>
+
+  /// Create an endpoint with an explicit decoding strategy.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - path: The path relative to the client's base URL, as plain text.
+  ///   - query: The query items, as plain text.
+  ///   - headers: Headers that win over the client's defaults.
+  ///   - body: The body, if any.
+  ///   - requiresAuthentication: Whether the request must carry credentials.
+  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - decoding: How to turn the response into the value.
+  public init(
+    method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+    body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil,
+    decoding: ResponseDecoding<Value>
+  ) {
+    self.method = method
+    self.path = path
+    self.query = query
+    self.headers = headers
+    self.body = body
+    self.requiresAuthentication = requiresAuthentication
+    self.timeout = timeout
+    self.decoding = decoding
+  }
+}
+
+extension Endpoint where Value: Decodable {
+  /// Create an endpoint whose response body is decoded as JSON with the client's decoder.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - path: The path relative to the client's base URL, as plain text.
+  ///   - query: The query items, as plain text.
+  ///   - headers: Headers that win over the client's defaults.
+  ///   - body: The body, if any.
+  ///   - requiresAuthentication: Whether the request must carry credentials.
+  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  public init(
+    method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+    body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
+  ) {
+    self.init(
+      method: method, path: path, query: query, headers: headers, body: body,
+      requiresAuthentication: requiresAuthentication, timeout: timeout, decoding: .json())
+  }
+}
+
+extension Endpoint where Value == Void {
+  /// Create an endpoint that ignores the response body.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - path: The path relative to the client's base URL, as plain text.
+  ///   - query: The query items, as plain text.
+  ///   - headers: Headers that win over the client's defaults.
+  ///   - body: The body, if any.
+  ///   - requiresAuthentication: Whether the request must carry credentials.
+  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  public init(
+    method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+    body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
+  ) {
+    self.init(
+      method: method, path: path, query: query, headers: headers, body: body,
+      requiresAuthentication: requiresAuthentication, timeout: timeout, decoding: .empty)
+  }
+}
+
+extension Endpoint where Value == Data {
+  /// Create an endpoint whose value is the raw response body.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - path: The path relative to the client's base URL, as plain text.
+  ///   - query: The query items, as plain text.
+  ///   - headers: Headers that win over the client's defaults.
+  ///   - body: The body, if any.
+  ///   - requiresAuthentication: Whether the request must carry credentials.
+  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  public init(
+    method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+    body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
+  ) {
+    self.init(
+      method: method, path: path, query: query, headers: headers, body: body,
+      requiresAuthentication: requiresAuthentication, timeout: timeout, decoding: .data)
+  }
+}
+
+extension Endpoint where Value == String {
+  /// Create an endpoint whose value is the response body as UTF-8 text.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - path: The path relative to the client's base URL, as plain text.
+  ///   - query: The query items, as plain text.
+  ///   - headers: Headers that win over the client's defaults.
+  ///   - body: The body, if any.
+  ///   - requiresAuthentication: Whether the request must carry credentials.
+  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  public init(
+    method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+    body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
+  ) {
+    self.init(
+      method: method, path: path, query: query, headers: headers, body: body,
+      requiresAuthentication: requiresAuthentication, timeout: timeout, decoding: .string)
+  }
+}
+
+extension Endpoint: CustomStringConvertible {
+  /// The method and path as written, for example `GET dogs/42`; error messages use it.
+  public var description: String { "\(method) \(path)" }
+}

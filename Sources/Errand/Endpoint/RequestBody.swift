@@ -1,0 +1,100 @@
+import Foundation
+
+/// The body of an ``Endpoint``'s request and how to encode it.
+///
+/// Bodies are encoded when ``APIClient/makeRequest(for:)`` runs, so an encoding failure becomes an
+/// ``APIError/invalidRequest(_:)`` that names the endpoint, never a crash.
+///
+/// ```swift
+/// .json(Dog(name: "Rex"))                          // application/json, client encoder
+/// .form([("name", "Rex"), ("age", "3")])           // application/x-www-form-urlencoded
+/// .data(png, contentType: "image/png")
+/// .multipart(MultipartForm(parts: [.field("name", "Rex"), .file("photo", filename: "rex.png",
+///                                   contentType: "image/png", data: png)]))
+/// ```
+public struct RequestBody: Sendable {
+  /// The bytes and their content type.
+  struct Encoded: Equatable {
+    var data: Data
+    var contentType: String
+  }
+
+  private let encode: @Sendable (_ defaultEncoder: JSONEncoder) throws -> Encoded
+
+  private init(_ encode: @escaping @Sendable (_ defaultEncoder: JSONEncoder) throws -> Encoded) {
+    self.encode = encode
+  }
+
+  /// Encode the body, using `defaultEncoder` for JSON unless the body has its own encoder.
+  func encoded(with defaultEncoder: JSONEncoder) throws -> Encoded {
+    try encode(defaultEncoder)
+  }
+
+  /// A JSON body, sent as `application/json`.
+  /// - Parameters:
+  ///   - value: The value to encode.
+  ///   - encoder: The encoder to use; `nil` uses the client's.
+  /// - Returns: The body.
+  public static func json<Value: Encodable & Sendable>(
+    _ value: Value, encoder: JSONEncoder? = nil
+  ) -> RequestBody {
+    RequestBody { defaultEncoder in
+      Encoded(
+        data: try (encoder ?? defaultEncoder).encode(value), contentType: "application/json")
+    }
+  }
+
+  /// A form body, sent as `application/x-www-form-urlencoded` (spaces as `+`, everything but
+  /// letters, digits and `*-._` percent-encoded as UTF-8).
+  /// - Parameter fields: Name and value pairs, in order; names may repeat.
+  /// - Returns: The body.
+  public static func form(_ fields: [(String, String)]) -> RequestBody {
+    let text = fields.map { "\(formEncode($0.0))=\(formEncode($0.1))" }.joined(separator: "&")
+    let data = Data(text.utf8)
+    return RequestBody { _ in
+      Encoded(data: data, contentType: "application/x-www-form-urlencoded")
+    }
+  }
+
+  /// Raw bytes with a content type of your choice.
+  /// - Parameters:
+  ///   - data: The bytes to send.
+  ///   - contentType: The `Content-Type` header value.
+  /// - Returns: The body.
+  public static func data(_ data: Data, contentType: String = "application/octet-stream")
+    -> RequestBody
+  {
+    RequestBody { _ in Encoded(data: data, contentType: contentType) }
+  }
+
+  /// A `multipart/form-data` body of fields and files.
+  /// - Parameter form: The parts and their boundary.
+  /// - Returns: The body.
+  public static func multipart(_ form: MultipartForm) -> RequestBody {
+    RequestBody { _ in Encoded(data: try form.encoded(), contentType: form.contentType) }
+  }
+
+  /// Encode a form name or value as the URL Standard's application/x-www-form-urlencoded does.
+  static func formEncode(_ string: String) -> String {
+    var result = ""
+    for byte in string.utf8 {
+      switch byte {
+      case UInt8(ascii: " "):
+        result.append("+")
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"),
+        UInt8(ascii: "."), UInt8(ascii: "_"):
+        result.append(Character(Unicode.Scalar(byte)))
+      default:
+        result.append(percentEncoded(byte))
+      }
+    }
+    return result
+  }
+}
+
+/// A byte as `%XX` with upper-case hex digits.
+func percentEncoded(_ byte: UInt8) -> String {
+  let digits = Array("0123456789ABCDEF")
+  return "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 0x0F)])"
+}

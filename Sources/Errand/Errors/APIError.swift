@@ -1,0 +1,92 @@
+import Foundation
+
+/// The one error family that Errand's client throws.
+///
+/// Each case says which step failed, and ``errorDescription`` says it in words a person can act
+/// on. Descriptions never contain the values of `Authorization`, `Proxy-Authorization` or
+/// `Cookie` headers.
+public enum APIError: Error, LocalizedError {
+  /// The endpoint cannot form a request: a path, header or body is not valid. The reason names
+  /// the endpoint and the problem.
+  case invalidRequest(String)
+  /// The transport failed before a response arrived: the server is unreachable, the connection
+  /// was lost, and so on. The underlying error is usually a `URLError`.
+  case transport(any Error)
+  /// The server answered with a status the endpoint does not accept. The response keeps the body.
+  case unacceptableStatus(HTTPResponse)
+  /// The body could not be decoded into the endpoint's response type.
+  case decoding(any Error, HTTPResponse)
+  /// The request took longer than its timeout.
+  case timedOut
+  /// The task that sent the request was cancelled.
+  case cancelled
+
+  /// What went wrong, in a sentence or two.
+  public var errorDescription: String? {
+    switch self {
+    case .invalidRequest(let reason):
+      return "Cannot form the request: \(reason)"
+    case .transport(let underlying):
+      return "The server could not be reached: \(Self.describe(underlying))"
+    case .unacceptableStatus(let response):
+      return "The server answered \(Self.describe(response))."
+        + Self.bodyPreview(response.body).map { " Body: \($0)" }.orEmpty
+    case .decoding(let underlying, let response):
+      return "The body of \(Self.describe(response)) could not be decoded: "
+        + Self.describe(underlying)
+    case .timedOut:
+      return "The request timed out."
+    case .cancelled:
+      return "The request was cancelled."
+    }
+  }
+
+  /// The status, its reason phrase and the URL, for example `404 Not Found from https://x/y`.
+  static func describe(_ response: HTTPResponse) -> String {
+    var text = "HTTP \(response.status) \(HTTPStatus.reasonPhrase(response.status))"
+    if let url = response.url {
+      text += " from \(url.absoluteString)"
+    }
+    return text
+  }
+
+  /// An underlying error in words: coding errors give their path, others their description.
+  static func describe(_ error: any Error) -> String {
+    if let decoding = error as? DecodingError {
+      return decoding.pathDescription
+    }
+    if let encoding = error as? EncodingError {
+      return encoding.pathDescription
+    }
+    if let urlError = error as? URLError {
+      let url = urlError.failingURL.map { " (\($0.absoluteString))" }.orEmpty
+      return "URLError \(urlError.code.rawValue)\(url): \(urlError.localizedDescription)"
+    }
+    return (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+  }
+
+  /// The first `limit` bytes of a body when it is text, marked when cut; `nil` when the body is
+  /// empty or binary.
+  static func bodyPreview(_ body: Data, limit: Int = 512) -> String? {
+    guard !body.isEmpty else { return nil }
+    let prefix = body.prefix(limit)
+    // A cut may split a multi-byte character: allow up to three trailing bytes to go.
+    let drops = body.count > limit ? 0...3 : 0...0
+    guard
+      let text = drops.lazy.compactMap({ String(data: prefix.dropLast($0), encoding: .utf8) })
+        .first,
+      !text.unicodeScalars.contains(where: isBinaryControl)
+    else { return nil }
+    return body.count > limit ? "\(text)… (\(body.count) bytes in all)" : text
+  }
+
+  /// Whether a scalar is a control character that text bodies do not contain.
+  private static func isBinaryControl(_ scalar: Unicode.Scalar) -> Bool {
+    (scalar.value < 0x20 && !["\n", "\r", "\t"].contains(scalar)) || scalar.value == 0x7F
+  }
+}
+
+extension Optional where Wrapped == String {
+  /// The string, or an empty one.
+  var orEmpty: String { self ?? "" }
+}

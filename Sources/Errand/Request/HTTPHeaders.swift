@@ -1,0 +1,191 @@
+/// An ordered list of HTTP header fields with case-insensitive names.
+///
+/// Fields keep the order they were added in, and a name may repeat. Lookups ignore the case of
+/// the name, so `headers["content-type"]` finds `Content-Type`. Two header lists are equal when
+/// they hold the same values for each name (in the same order where a name repeats); the order
+/// between different names does not matter, because HTTP gives it no meaning.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Accept": "application/json", "X-Trace": "abc"]
+/// headers["accept"]            // "application/json"
+/// headers.add("Cache-Control", "no-cache")
+/// ```
+public struct HTTPHeaders: Sendable, Hashable {
+  /// One header field: a name and its value.
+  public struct Field: Sendable, Hashable, CustomStringConvertible {
+    /// The field name as written, for example `Content-Type`.
+    public var name: String
+    /// The field value, for example `application/json`.
+    public var value: String
+
+    /// Create a field.
+    /// - Parameters:
+    ///   - name: The field name; lookups ignore its case.
+    ///   - value: The field value.
+    public init(name: String, value: String) {
+      self.name = name
+      self.value = value
+    }
+
+    /// Two fields are equal when their names match ignoring case and their values match exactly.
+    public static func == (lhs: Field, rhs: Field) -> Bool {
+      lhs.value == rhs.value && lhs.name.lowercased() == rhs.name.lowercased()
+    }
+
+    /// Hash the lowercased name and the value, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+      hasher.combine(name.lowercased())
+      hasher.combine(value)
+    }
+
+    /// The field as it would appear on the wire, `Name: value`.
+    public var description: String { "\(name): \(value)" }
+  }
+
+  /// The fields in the order they were added.
+  public private(set) var fields: [Field]
+
+  /// Create a header list from fields, keeping their order.
+  /// - Parameter fields: The fields; repeated names are kept.
+  public init(_ fields: [Field] = []) {
+    self.fields = fields
+  }
+
+  /// The first value for a name, ignoring case; setting replaces every field with that name
+  /// (keeping the position of the first), and setting `nil` removes them.
+  /// - Parameter name: The field name, in any case.
+  public subscript(name: String) -> String? {
+    get {
+      let key = name.lowercased()
+      return fields.first { $0.name.lowercased() == key }?.value
+    }
+    set {
+      let key = name.lowercased()
+      let position = fields.firstIndex { $0.name.lowercased() == key }
+      fields.removeAll { $0.name.lowercased() == key }
+      guard let newValue else { return }
+      fields.insert(Field(name: name, value: newValue), at: position ?? fields.endIndex)
+    }
+  }
+
+  /// Every value for a name, ignoring case, in the order they were added.
+  /// - Parameter name: The field name, in any case.
+  /// - Returns: The values, empty when the name is absent.
+  public func values(for name: String) -> [String] {
+    let key = name.lowercased()
+    return fields.filter { $0.name.lowercased() == key }.map(\.value)
+  }
+
+  /// Whether a field with this name is present, ignoring case.
+  /// - Parameter name: The field name, in any case.
+  /// - Returns: `true` when at least one field has that name.
+  public func contains(_ name: String) -> Bool {
+    self[name] != nil
+  }
+
+  /// Append a field, keeping any existing fields with the same name.
+  /// - Parameters:
+  ///   - name: The field name.
+  ///   - value: The field value.
+  public mutating func add(_ name: String, _ value: String) {
+    fields.append(Field(name: name, value: value))
+  }
+
+  /// Remove every field with this name, ignoring case.
+  /// - Parameter name: The field name, in any case.
+  public mutating func remove(_ name: String) {
+    self[name] = nil
+  }
+
+  /// Merge another list into this one: each name present in `other` replaces this list's fields
+  /// of that name.
+  /// - Parameter other: The fields that win.
+  public mutating func merge(_ other: HTTPHeaders) {
+    var replaced: Set<String> = []
+    for field in other.fields where replaced.insert(field.name.lowercased()).inserted {
+      remove(field.name)
+    }
+    fields.append(contentsOf: other.fields)
+  }
+
+  /// A copy of this list with another merged in, as `merge(_:)` does.
+  /// - Parameter other: The fields that win.
+  /// - Returns: The merged list.
+  public func merging(_ other: HTTPHeaders) -> HTTPHeaders {
+    var copy = self
+    copy.merge(other)
+    return copy
+  }
+
+  /// The number of fields.
+  public var count: Int { fields.count }
+
+  /// Whether the list has no fields.
+  public var isEmpty: Bool { fields.isEmpty }
+
+  /// Compare by name (ignoring case) and value; only the order within a repeated name counts.
+  public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    lhs.canonicalFields == rhs.canonicalFields
+  }
+
+  /// Hash consistently with `==`.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(canonicalFields)
+  }
+
+  /// The fields as lowercased-name/value pairs, stably sorted by name.
+  private var canonicalFields: [Field] {
+    fields.enumerated()
+      .map {
+        (
+          offset: $0.offset,
+          field: Field(name: $0.element.name.lowercased(), value: $0.element.value)
+        )
+      }
+      .sorted { ($0.field.name, $0.offset) < ($1.field.name, $1.offset) }
+      .map(\.field)
+  }
+}
+
+extension HTTPHeaders: ExpressibleByDictionaryLiteral {
+  /// Create a header list from a dictionary literal, keeping the order written.
+  /// - Parameter elements: Name and value pairs; a repeated name adds another field.
+  public init(dictionaryLiteral elements: (String, String)...) {
+    self.init(elements.map { Field(name: $0.0, value: $0.1) })
+  }
+}
+
+extension HTTPHeaders: Sequence {
+  /// Iterate over the fields in order.
+  public func makeIterator() -> IndexingIterator<[Field]> {
+    fields.makeIterator()
+  }
+}
+
+extension HTTPHeaders: CustomStringConvertible {
+  /// The names, lowercased, whose values Errand hides whenever it prints headers:
+  /// `authorization`, `proxy-authorization`, `cookie` and `set-cookie`.
+  public static let sensitiveNames: Set<String> = [
+    "authorization", "proxy-authorization", "cookie", "set-cookie",
+  ]
+
+  /// The value printed in place of a hidden header value.
+  public static let redactedValue = "<redacted>"
+
+  /// A copy with the values of sensitive fields replaced by ``redactedValue``.
+  /// - Parameter names: More names to hide, in any case, on top of ``sensitiveNames``.
+  /// - Returns: The redacted copy, with the same names in the same order.
+  public func redacted(_ names: Set<String> = []) -> HTTPHeaders {
+    let hidden = Self.sensitiveNames.union(names.map { $0.lowercased() })
+    return HTTPHeaders(
+      fields.map { field in
+        hidden.contains(field.name.lowercased())
+          ? Field(name: field.name, value: Self.redactedValue) : field
+      })
+  }
+
+  /// The fields one per line as `Name: value`, with sensitive values hidden.
+  public var description: String {
+    redacted().fields.map(\.description).joined(separator: "\n")
+  }
+}

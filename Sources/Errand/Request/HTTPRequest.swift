@@ -1,0 +1,41 @@
+import Foundation
+
+/// An HTTP request as Errand sends it: a plain value that tests can build, compare and inspect.
+///
+/// ``APIClient/makeRequest(for:)`` builds one from an ``Endpoint``; middleware and transports pass
+/// it along. It converts to and from `URLRequest` (see `HTTPRequest+URLRequest.swift`).
+public struct HTTPRequest: Sendable, Hashable {
+  /// The request method.
+  public var method: HTTPMethod
+  /// The full URL, with the query.
+  public var url: URL
+  /// The header fields, in the order they will be sent.
+  public var headers: HTTPHeaders
+  /// The body bytes, or `nil` for a request without a body.
+  public var body: Data?
+  /// The longest the whole exchange may take, or `nil` for the transport's default.
+  public var timeout: Duration?
+
+  /// Create a request.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - url: The full URL, with the query.
+  ///   - headers: The header fields.
+  ///   - body: The body bytes, if any.
+  ///   - timeout: The longest the whole exchange may take, or `nil` for the transport's default.
+  public init(
+    method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
+    timeout: Duration? = nil
+  ) {
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.body = body
+    self.timeout = timeout
+  }
+}
+
+extension HTTPRequest: CustomStringConvertible {
+  /// The method and URL, for example `GET https://api.example.com/v1/dogs`.
+  public var description: String { "\(method) \(url.absoluteString)" }
+}

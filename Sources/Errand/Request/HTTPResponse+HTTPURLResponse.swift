@@ -1,0 +1,37 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+extension HTTPResponse {
+  /// Create a response from what URLSession returns.
+  ///
+  /// `HTTPURLResponse` keeps headers in a dictionary, so their order is lost; the fields come
+  /// sorted by name.
+  /// - Parameters:
+  ///   - response: The response head.
+  ///   - body: The body bytes.
+  public init(_ response: HTTPURLResponse, body: Data) {
+    var headers = HTTPHeaders()
+    let fields = response.allHeaderFields.map { ("\($0.key)", "\($0.value)") }
+    for (name, value) in fields.sorted(by: { $0.0 < $1.0 }) {
+      headers.add(name, value)
+    }
+    self.init(status: response.statusCode, headers: headers, body: body, url: response.url)
+  }
+
+  /// The response as an `HTTPURLResponse` for a URL, for code that hands responses to
+  /// URLSession machinery (a `URLProtocol`, for example).
+  /// - Parameter url: The URL the response answers; defaults to ``url``.
+  /// - Returns: The response head, or `nil` when there is no URL.
+  public func httpURLResponse(for url: URL? = nil) -> HTTPURLResponse? {
+    guard let url = url ?? self.url else { return nil }
+    var fields: [String: String] = [:]
+    for field in headers {
+      fields[field.name] = fields[field.name].map { "\($0), \(field.value)" } ?? field.value
+    }
+    return HTTPURLResponse(
+      url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
+  }
+}

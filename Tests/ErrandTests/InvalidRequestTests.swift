@@ -1,0 +1,88 @@
+import Errand
+import Foundation
+import Testing
+
+@Suite struct InvalidRequestTests {
+  @Test(arguments: [
+    (
+      "dogs/../admin",
+      "GET dogs/../admin: the path segment \"..\" would leave the endpoint's path; use a full path."
+    ),
+    (
+      "../secrets",
+      "GET ../secrets: the path segment \"..\" would leave the endpoint's path; use a full path."
+    ),
+    (
+      "dogs/./1",
+      "GET dogs/./1: the path segment \".\" would leave the endpoint's path; use a full path."
+    ),
+    (
+      "dogs/..",
+      "GET dogs/..: the path segment \"..\" would leave the endpoint's path; use a full path."
+    ),
+  ])
+  func rejectsDotSegments(path: String, reason: String) throws {
+    let error = try #require(throws: APIError.self) {
+      try makeClient().makeRequest(for: Endpoint<Data>(path: path))
+    }
+    #expect(error.invalidRequestReason == reason)
+  }
+
+  @Test(arguments: ["dogs", "/v1/dogs/..."])
+  func acceptsDotsInsideSegments(path: String) throws {
+    _ = try makeClient().makeRequest(for: Endpoint<Data>(path: path))
+  }
+
+  @Test(arguments: [
+    (
+      "api.example.com/v1",
+      "GET dogs: the base URL \"api.example.com/v1\" needs a scheme and a host, such as https://api.example.com."
+    ),
+    (
+      "/v1",
+      "GET dogs: the base URL \"/v1\" needs a scheme and a host, such as https://api.example.com."
+    ),
+    (
+      "file:///tmp/x",
+      "GET dogs: the base URL \"file:///tmp/x\" needs a scheme and a host, such as https://api.example.com."
+    ),
+  ])
+  func rejectsBaseURLsWithoutSchemeAndHost(base: String, reason: String) throws {
+    let error = try #require(throws: APIError.self) {
+      try makeClient(base).makeRequest(for: Endpoint<Data>(path: "dogs"))
+    }
+    #expect(error.invalidRequestReason == reason)
+  }
+
+  @Test(arguments: [Duration.zero, .seconds(-1)])
+  func rejectsTimeoutsThatAreNotPositive(timeout: Duration) throws {
+    let error = try #require(throws: APIError.self) {
+      try makeClient().makeRequest(for: Endpoint<Data>(path: "dogs", timeout: timeout))
+    }
+    #expect(error.invalidRequestReason == "GET dogs: the timeout must be positive, not \(timeout).")
+  }
+
+  @Test(arguments: [
+    (Duration?.none, Duration?.none, Duration?.none),
+    (.seconds(30), nil, .seconds(30)),
+    (.seconds(30), .milliseconds(500), .milliseconds(500)),
+    (nil, .seconds(5), .seconds(5)),
+  ])
+  func usesTheEndpointTimeoutElseTheClients(
+    client: Duration?, endpoint: Duration?, expected: Duration?
+  ) throws {
+    let client = makeClient(configuration: APIClient.Configuration(timeout: client))
+    let request = try client.makeRequest(for: Endpoint<Data>(path: "dogs", timeout: endpoint))
+    #expect(request.timeout == expected)
+  }
+
+  @Test func describesTheProblemToAPerson() throws {
+    let error = try #require(throws: APIError.self) {
+      try makeClient().makeRequest(for: Endpoint<Data>(path: "dogs", headers: ["X-A": "1\n"]))
+    }
+    #expect(
+      error.localizedDescription
+        == "Cannot form the request: GET dogs: the value of header \"X-A\" contains a line feed "
+        + "(U+000A); header values must not contain control characters.")
+  }
+}

@@ -11,8 +11,12 @@ let package = Package(
   targets: [
     .target(name: "Errand"),
     .target(name: "ErrandTesting", dependencies: ["Errand"]),
+    // Test support, not a product: a scripted HTTP/1.1 server on 127.0.0.1.
+    .target(name: "LoopbackServer", dependencies: ["Errand"]),
     .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTesting"]),
     .testTarget(name: "ErrandTestingTests", dependencies: ["Errand", "ErrandTesting"]),
+    .testTarget(
+      name: "IntegrationTests", dependencies: ["Errand", "ErrandTesting", "LoopbackServer"]),
   ],
   swiftLanguageModes: [.v6]
 )

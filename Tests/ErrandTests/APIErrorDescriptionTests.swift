@@ -9,7 +9,7 @@ import Testing
     (
       APIError.unacceptableStatus(
         HTTPResponse(status: 500, body: Data("database is down".utf8), url: dogsURL)),
-      "The server answered HTTP 500 Internal Server Error from https://api.example.com/v1/dogs. "
+      "The server answered https://api.example.com/v1/dogs with HTTP 500 Internal Server Error. "
         + "Body: database is down"
     ),
     (
@@ -30,13 +30,63 @@ import Testing
     (
       .transport(
         URLError(.notConnectedToInternet, userInfo: [NSURLErrorFailingURLErrorKey: dogsURL])),
-      "The server could not be reached: URLError -1009 (https://api.example.com/v1/dogs): "
-        + URLError(.notConnectedToInternet).localizedDescription
+      "The server could not be reached for https://api.example.com/v1/dogs: "
+        + "the device is not connected to the internet (URLError -1009)."
     ),
   ])
   func describesWhatWentWrong(error: APIError, expected: String) {
     #expect(error.localizedDescription == expected)
     #expect(error.errorDescription == expected)
+  }
+
+  @Test(arguments: [
+    (
+      URLError(
+        .cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: url("http://127.0.0.1:9/x")]),
+      "The server could not be reached for http://127.0.0.1:9/x: nothing accepted the connection at "
+        + "127.0.0.1:9 (URLError -1004)."
+    ),
+    (
+      URLError(.networkConnectionLost),
+      "The server could not be reached: the connection was lost before the response was complete "
+        + "(URLError -1005)."
+    ),
+    (
+      URLError(
+        .cannotFindHost, userInfo: [NSURLErrorFailingURLErrorKey: url("https://nowhere.invalid/")]),
+      "The server could not be reached for https://nowhere.invalid/: the host name nowhere.invalid "
+        + "could not be found (URLError -1003)."
+    ),
+  ])
+  func describesNetworkFailuresInPlainWords(error: URLError, expected: String) {
+    #expect(APIError.transport(error).localizedDescription == expected)
+  }
+
+  @Test func namesTheMethodAndURLOfTheRequest() async throws {
+    let client = APIClient(
+      baseURL: url("https://api.example.com/v1"),
+      transport: ClosureTransport { _ in HTTPResponse(status: 404, body: Data("no such dog".utf8)) }
+    )
+    let error = await #expect(throws: APIError.self) {
+      try await client.send(Endpoint<Dog>(path: "dogs/7"))
+    }
+    #expect(
+      error?.localizedDescription
+        == "The server answered GET https://api.example.com/v1/dogs/7 with HTTP 404 Not Found. Body: no such dog"
+    )
+  }
+
+  @Test func namesTheRequestOfATransportFailure() async throws {
+    let client = APIClient(
+      baseURL: url("https://api.example.com/v1"),
+      transport: ClosureTransport { _ in throw URLError(.networkConnectionLost) })
+    let error = await #expect(throws: APIError.self) {
+      try await client.send(Endpoint<Void>(method: .delete, path: "dogs/7"))
+    }
+    #expect(
+      error?.localizedDescription
+        == "The server could not be reached for DELETE https://api.example.com/v1/dogs/7: the connection "
+        + "was lost before the response was complete (URLError -1005).")
   }
 
   @Test(arguments: [512, 513, 10_000])

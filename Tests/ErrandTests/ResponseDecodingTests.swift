@@ -77,7 +77,7 @@ import Testing
   func describesJSONFailuresWithTheirPath(body: String, expectedStart: String) throws {
     let description = try #require(decodingFailure(Endpoint<[Dog]>(path: "dogs"), response(body)))
     let prefix =
-      "The body of HTTP 200 OK from https://api.example.com/v1/dogs could not be decoded: "
+      "The body of the HTTP 200 OK answer to https://api.example.com/v1/dogs could not be decoded: "
     #expect(description.hasPrefix(prefix + expectedStart), "\(description)")
   }
 
@@ -140,7 +140,7 @@ import Testing
     let description = try #require(decodingFailure(Endpoint<String>(path: "d"), invalid))
     #expect(
       description
-        == "The body of HTTP 200 OK could not be decoded: body: the response body is not valid UTF-8 text"
+        == "The body of the HTTP 200 OK answer could not be decoded: body: the response body is not valid UTF-8 text"
     )
   }
 

@@ -60,18 +60,26 @@ public actor APIClient {
     Value
   > {
     let request = try makeRequest(for: endpoint)
-    let response: HTTPResponse
-    do {
-      response = try await transport.send(request)
-    } catch {
-      throw APIError(transportError: error)
-    }
+    var response = try await exchange(request)
+    response.url = response.url ?? request.url
+    response.request = request
     try validate(response, for: endpoint)
     return Response(
       value: try decode(response, for: endpoint), response: response, request: request)
   }
 
-  /// Check a response's status against the client's acceptable status codes.
+  /// Send a request through the transport within its timeout, mapping failures to ``APIError``.
+  private nonisolated func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+    do {
+      return try await withDeadline(request.timeout) { [transport] in
+        try await transport.send(request)
+      }
+    } catch {
+      throw APIError(transportError: error, request: request)
+    }
+  }
+
+  /// Check a response's status against the endpoint's acceptable status codes, else the client's.
   /// - Parameters:
   ///   - response: The response to check.
   ///   - endpoint: The endpoint that asked for it.
@@ -80,7 +88,8 @@ public actor APIClient {
   public nonisolated func validate<Value>(_ response: HTTPResponse, for endpoint: Endpoint<Value>)
     throws
   {
-    guard configuration.acceptableStatusCodes.contains(response.status) else {
+    let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
+    guard acceptable.contains(response.status) else {
       throw APIError.unacceptableStatus(response)
     }
   }
@@ -106,17 +115,35 @@ public actor APIClient {
 
 extension APIError {
   /// Map what a transport threw to the error family: cancellation, timeouts and other failures.
-  init(transportError error: any Error) {
+  /// A `URLError` gains the request's URL and method, so its description can name them.
+  init(transportError error: any Error, request: HTTPRequest) {
     if let error = error as? APIError {
       self = error
     } else if error is CancellationError {
       self = .cancelled
-    } else if let urlError = error as? URLError, urlError.code == .cancelled {
-      self = .cancelled
-    } else if let urlError = error as? URLError, urlError.code == .timedOut {
-      self = .timedOut
+    } else if let urlError = error as? URLError {
+      switch urlError.code {
+      case .cancelled: self = .cancelled
+      case .timedOut: self = .timedOut
+      default: self = .transport(urlError.adding(request))
+      }
     } else {
       self = .transport(error)
     }
+  }
+}
+
+extension URLError {
+  /// The key under which Errand keeps the method and URL of the failed request.
+  static let errandRequestKey = "ErrandRequest"
+
+  /// This error with the request's description, and its URL as the failing URL when none is set.
+  func adding(_ request: HTTPRequest) -> URLError {
+    var info = userInfo
+    info[Self.errandRequestKey] = request.description
+    if info[NSURLErrorFailingURLErrorKey] == nil {
+      info[NSURLErrorFailingURLErrorKey] = request.url
+    }
+    return URLError(code, userInfo: info)
   }
 }

@@ -30,6 +30,8 @@ public struct Endpoint<Value>: Sendable {
   public var timeout: Duration?
   /// How to turn the response into the value.
   public var decoding: ResponseDecoding<Value>
+  /// The status codes that count as success for this endpoint, or `nil` for the client's.
+  public var acceptableStatusCodes: Range<Int>?
 
   /// Create an endpoint with an explicit decoding strategy.
   /// - Parameters:
@@ -41,10 +43,11 @@ public struct Endpoint<Value>: Sendable {
   ///   - requiresAuthentication: Whether the request must carry credentials.
   ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
   ///   - decoding: How to turn the response into the value.
+  ///   - acceptableStatusCodes: The status codes that count as success, or `nil` for the client's.
   public init(
     method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
     body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil,
-    decoding: ResponseDecoding<Value>
+    decoding: ResponseDecoding<Value>, acceptableStatusCodes: Range<Int>? = nil
   ) {
     self.method = method
     self.path = path
@@ -54,6 +57,16 @@ public struct Endpoint<Value>: Sendable {
     self.requiresAuthentication = requiresAuthentication
     self.timeout = timeout
     self.decoding = decoding
+    self.acceptableStatusCodes = acceptableStatusCodes
+  }
+
+  /// A copy of this endpoint that accepts these status codes, whatever the client accepts.
+  /// - Parameter codes: The status codes that count as success, for example `200..<400`.
+  /// - Returns: The changed endpoint.
+  public func accepting(_ codes: Range<Int>) -> Endpoint {
+    var copy = self
+    copy.acceptableStatusCodes = codes
+    return copy
   }
 }
 

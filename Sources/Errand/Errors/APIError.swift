@@ -21,18 +21,24 @@ public enum APIError: Error, LocalizedError {
   /// The task that sent the request was cancelled.
   case cancelled
 
-  /// What went wrong, in a sentence or two.
+  /// What went wrong, in a sentence or two: the request, the status, the start of the body, the
+  /// decoding path, or the network failure.
   public var errorDescription: String? {
     switch self {
     case .invalidRequest(let reason):
       return "Cannot form the request: \(reason)"
     case .transport(let underlying):
-      return "The server could not be reached: \(Self.describe(underlying))"
+      let urlError = underlying as? URLError
+      let subject = (urlError?.errandRequest ?? urlError?.failingURL?.absoluteString)
+        .map { " for \($0)" }.orEmpty
+      return "The server could not be reached\(subject): \(Self.describe(underlying))"
     case .unacceptableStatus(let response):
-      return "The server answered \(Self.describe(response))."
+      let subject = Self.subject(of: response).map { " \($0) with" }.orEmpty
+      return "The server answered\(subject) \(Self.status(response))."
         + Self.bodyPreview(response.body).map { " Body: \($0)" }.orEmpty
     case .decoding(let underlying, let response):
-      return "The body of \(Self.describe(response)) could not be decoded: "
+      let subject = Self.subject(of: response).map { " to \($0)" }.orEmpty
+      return "The body of the \(Self.status(response)) answer\(subject) could not be decoded: "
         + Self.describe(underlying)
     case .timedOut:
       return "The request timed out."
@@ -41,16 +47,21 @@ public enum APIError: Error, LocalizedError {
     }
   }
 
-  /// The status, its reason phrase and the URL, for example `404 Not Found from https://x/y`.
-  static func describe(_ response: HTTPResponse) -> String {
-    var text = "HTTP \(response.status) \(HTTPStatus.reasonPhrase(response.status))"
-    if let url = response.url {
-      text += " from \(url.absoluteString)"
-    }
-    return text
+  /// The status and its reason phrase, for example `HTTP 404 Not Found`.
+  static func status(_ response: HTTPResponse) -> String {
+    "HTTP \(response.status) \(HTTPStatus.reasonPhrase(response.status))"
   }
 
-  /// An underlying error in words: coding errors give their path, others their description.
+  /// The method and URL that produced a response, or just the URL, or `nil` when neither is known.
+  static func subject(of response: HTTPResponse) -> String? {
+    if let request = response.request {
+      return request.description
+    }
+    return response.url?.absoluteString
+  }
+
+  /// An underlying error in words: coding errors give their path, URL errors a plain phrase and
+  /// their code, others their description.
   static func describe(_ error: any Error) -> String {
     if let decoding = error as? DecodingError {
       return decoding.pathDescription
@@ -59,8 +70,7 @@ public enum APIError: Error, LocalizedError {
       return encoding.pathDescription
     }
     if let urlError = error as? URLError {
-      let url = urlError.failingURL.map { " (\($0.absoluteString))" }.orEmpty
-      return "URLError \(urlError.code.rawValue)\(url): \(urlError.localizedDescription)"
+      return "\(urlError.phrase) (URLError \(urlError.code.rawValue))."
     }
     return (error as? LocalizedError)?.errorDescription ?? String(describing: error)
   }

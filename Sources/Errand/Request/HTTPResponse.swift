@@ -1,6 +1,9 @@
 import Foundation
 
 /// An HTTP response as a transport returns it: status, headers and the whole body.
+///
+/// Equality and hashing compare status, headers, body and URL; ``request`` is context and does
+/// not take part.
 public struct HTTPResponse: Sendable, Hashable {
   /// The status code, for example `200`.
   public var status: Int
@@ -10,6 +13,9 @@ public struct HTTPResponse: Sendable, Hashable {
   public var body: Data
   /// The URL that produced the response, after redirects, where the transport knows it.
   public var url: URL?
+  /// The request that produced the response, where known; ``APIClient`` fills it in, so error
+  /// messages can name the method.
+  public var request: HTTPRequest?
 
   /// Create a response.
   /// - Parameters:
@@ -17,11 +23,30 @@ public struct HTTPResponse: Sendable, Hashable {
   ///   - headers: The header fields.
   ///   - body: The body bytes.
   ///   - url: The final URL, where known.
-  public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
+  ///   - request: The request that produced the response, where known.
+  public init(
+    status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil,
+    request: HTTPRequest? = nil
+  ) {
     self.status = status
     self.headers = headers
     self.body = body
     self.url = url
+    self.request = request
+  }
+
+  /// Compare status, headers, body and URL; the request is context, not part of the value.
+  public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+    lhs.status == rhs.status && lhs.headers == rhs.headers && lhs.body == rhs.body
+      && lhs.url == rhs.url
+  }
+
+  /// Hash consistently with `==`.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(status)
+    hasher.combine(headers)
+    hasher.combine(body)
+    hasher.combine(url)
   }
 }
 

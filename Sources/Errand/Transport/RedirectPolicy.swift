@@ -1,0 +1,69 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// What Errand does with a redirect: follow within the origin, strip credentials across origins,
+/// and refuse to go from HTTPS to plain HTTP.
+enum RedirectPolicy {
+  /// The headers that carry credentials and must not follow a redirect to another origin.
+  static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+  /// The decision for one redirect.
+  enum Decision: Equatable {
+    /// Follow with this request.
+    case follow(URLRequest)
+    /// Refuse: the redirect would downgrade from HTTPS to HTTP.
+    case refuseDowngrade(from: URL, to: URL)
+  }
+
+  /// Decide what to do with a redirect from `source` (the URL that answered with a redirect) to
+  /// `proposed`.
+  static func decide(from source: URL?, proposed: URLRequest) -> Decision {
+    guard let source, let target = proposed.url else { return .follow(proposed) }
+    if source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http" {
+      return .refuseDowngrade(from: source, to: target)
+    }
+    guard !isSameOrigin(source, target) else { return .follow(proposed) }
+    var stripped = proposed
+    for name in credentialHeaders {
+      stripped.setValue(nil, forHTTPHeaderField: name)
+    }
+    return .follow(stripped)
+  }
+
+  /// Whether two URLs share scheme, host and port (default ports made explicit).
+  static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+    origin(lhs) == origin(rhs)
+  }
+
+  private static func origin(_ url: URL) -> String {
+    let scheme = url.scheme?.lowercased() ?? ""
+    let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+    return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+  }
+}
+
+/// A redirect that Errand refused because it would send the request from HTTPS to plain HTTP.
+public struct InsecureRedirectError: Error, LocalizedError, Hashable {
+  /// The HTTPS URL that answered with the redirect.
+  public var from: URL
+  /// The plain HTTP URL it pointed to.
+  public var to: URL
+
+  /// Create the error.
+  /// - Parameters:
+  ///   - from: The HTTPS URL that answered with the redirect.
+  ///   - to: The plain HTTP URL it pointed to.
+  public init(from: URL, to: URL) {
+    self.from = from
+    self.to = to
+  }
+
+  /// Names both URLs and why the redirect was not followed.
+  public var errorDescription: String? {
+    "refused to follow a redirect from \(from.absoluteString) to \(to.absoluteString): "
+      + "it would downgrade HTTPS to plain HTTP"
+  }
+}

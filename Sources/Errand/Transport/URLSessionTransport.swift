@@ -1,0 +1,128 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The production ``Transport``: sends requests with `URLSession`.
+///
+/// ```swift
+/// let client = APIClient(server: .production, transport: URLSessionTransport())
+/// ```
+///
+/// Created from a configuration (the default is ``defaultConfiguration()``), it owns its session
+/// and a session-level delegate that follows same-origin redirects, strips `Authorization`,
+/// `Proxy-Authorization` and `Cookie` before following a redirect to another scheme, host or port,
+/// and refuses a redirect from HTTPS to HTTP with ``InsecureRedirectError``. Created from your own
+/// `URLSession`, redirects follow that session's delegate.
+public final class URLSessionTransport: Transport {
+  /// The session that runs the requests.
+  public let session: URLSession
+  private let delegate: SessionDelegate?
+
+  /// Create a transport with its own session.
+  /// - Parameter configuration: The session configuration; ``defaultConfiguration()`` by default.
+  public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+    let delegate = SessionDelegate()
+    self.delegate = delegate
+    self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+  }
+
+  /// Create a transport over a session you configured.
+  ///
+  /// Errand's redirect rules apply only to sessions it creates; this session's own delegate
+  /// decides how redirects are followed.
+  /// - Parameter session: The session that runs the requests.
+  public init(session: URLSession) {
+    self.delegate = nil
+    self.session = session
+  }
+
+  deinit {
+    if delegate != nil {
+      session.finishTasksAndInvalidate()
+    }
+  }
+
+  /// A configuration suited to API calls: no shared cookie storage, cache or credential storage
+  /// (so clients never leak state into each other), and up to 16 connections per host.
+  /// - Returns: A new configuration to adjust or pass to ``init(configuration:)``.
+  public static func defaultConfiguration() -> URLSessionConfiguration {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.httpCookieStorage = nil
+    configuration.httpShouldSetCookies = false
+    configuration.httpCookieAcceptPolicy = .never
+    configuration.urlCredentialStorage = nil
+    configuration.urlCache = nil
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    configuration.httpMaximumConnectionsPerHost = 16
+    return configuration
+  }
+
+  /// Send a request and wait for the whole response.
+  ///
+  /// Cancelling the calling task cancels the request. The request's timeout also becomes the
+  /// `URLRequest`'s, rounded up to whole seconds (as Linux reads it); ``APIClient`` enforces the
+  /// exact deadline.
+  /// - Parameter request: The request to send.
+  /// - Returns: The response, whatever its status.
+  /// - Throws: The `URLError` that URLSession reports, or ``InsecureRedirectError``.
+  public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    var urlRequest = request.urlRequest
+    if let timeout = request.timeout {
+      urlRequest.timeoutInterval = max(1, timeout.seconds.rounded(.up))
+    }
+    let running = Locked(RunningTask())
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        let task = session.dataTask(with: urlRequest) { [delegate] data, response, error in
+          let identifier = running.withLock { $0.task?.taskIdentifier }
+          if let identifier, let refused = delegate?.takeRefusedRedirect(for: identifier) {
+            continuation.resume(throwing: refused)
+          } else if let error {
+            continuation.resume(throwing: URLSessionTransport.clarify(error))
+          } else if let response = response as? HTTPURLResponse {
+            continuation.resume(returning: HTTPResponse(response, body: data ?? Data()))
+          } else {
+            continuation.resume(throwing: URLError(.badServerResponse))
+          }
+        }
+        let cancelled = running.withLock { state in
+          state.task = task
+          return state.cancelled
+        }
+        task.resume()
+        if cancelled {
+          task.cancel()
+        }
+      }
+    } onCancel: {
+      let task = running.withLock { state in
+        state.cancelled = true
+        return state.task
+      }
+      task?.cancel()
+    }
+  }
+}
+
+extension URLSessionTransport {
+  /// URLSession on Linux reports a body cut short as `URLError(.unknown)` with curl's message
+  /// ("transfer closed with N bytes remaining to read"); call it what it is, a lost connection,
+  /// keeping the original as the underlying error.
+  static func clarify(_ error: any Error) -> any Error {
+    guard let urlError = error as? URLError, urlError.code == .unknown,
+      let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
+      message.contains("transfer closed") || message.contains("remaining to read")
+    else { return error }
+    var info = urlError.userInfo
+    info[NSUnderlyingErrorKey] = urlError
+    return URLError(.networkConnectionLost, userInfo: info)
+  }
+}
+
+/// The task of one `send`, shared with its cancellation handler.
+private struct RunningTask {
+  var task: URLSessionDataTask?
+  var cancelled = false
+}

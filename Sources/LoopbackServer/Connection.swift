@@ -1,0 +1,216 @@
+import Errand
+import Foundation
+
+/// One accepted connection: reads a request, records it and plays its script.
+struct Connection {
+  let fd: Int32
+  let state: Locked<LoopbackServer.State>
+  let handler: @Sendable (RecordedRequest) -> ScriptedResponse
+
+  /// The longest the server waits for a client to send its request.
+  private static let readTimeout: Duration = .seconds(30)
+
+  func run() {
+    guard let request = readRequest() else {
+      Socket.release(fd)
+      return
+    }
+    state.withLock { $0.requests.append(request) }
+    let script = handler(request)
+    if play(script, for: request) {
+      Socket.release(fd)
+    }
+  }
+
+  /// Send the script; `true` when the socket is still open and should be closed normally.
+  private func play(_ script: ScriptedResponse, for request: RecordedRequest) -> Bool {
+    guard wait(script.delayBeforeHeaders) else { return false }
+    if script.ending == .closeWithoutResponse {
+      return true
+    }
+    let hasBody =
+      request.method != "HEAD" && !(100..<200).contains(script.status)
+      && ![204, 304].contains(script.status)
+    var head = "HTTP/1.1 \(script.status) \(reason(script.status))\r\n"
+    let names = Set(script.headers.map { $0.0.lowercased() })
+    for (name, value) in script.headers {
+      head += "\(name): \(value)\r\n"
+    }
+    if script.chunkSize != nil {
+      if !names.contains("transfer-encoding") {
+        head += "Transfer-Encoding: chunked\r\n"
+      }
+    } else if !names.contains("content-length") && ![204, 304].contains(script.status) {
+      head += "Content-Length: \(script.body.count)\r\n"
+    }
+    if !names.contains("connection") {
+      head += "Connection: close\r\n"
+    }
+    guard Socket.sendAll(fd, Array((head + "\r\n").utf8)) else { return disconnected() }
+    guard hasBody else { return true }
+
+    let limit: Int
+    switch script.ending {
+    case .closeAfterBodyBytes(let count), .resetAfterBodyBytes(let count):
+      limit = min(count, script.body.count)
+    case .complete, .closeWithoutResponse:
+      limit = script.body.count
+    }
+    let half = limit / 2
+    guard sendBody(script.body[..<half], chunkSize: script.chunkSize),
+      wait(script.delayMidBody),
+      sendBody(script.body[half..<limit], chunkSize: script.chunkSize)
+    else { return disconnected() }
+
+    switch script.ending {
+    case .resetAfterBodyBytes:
+      Socket.reset(fd)
+      return false
+    case .closeAfterBodyBytes:
+      return true
+    case .complete, .closeWithoutResponse:
+      if script.chunkSize != nil {
+        return Socket.sendAll(fd, Array("0\r\n\r\n".utf8)) || disconnected()
+      }
+      return true
+    }
+  }
+
+  private func sendBody(_ bytes: Data, chunkSize: Int?) -> Bool {
+    guard let chunkSize, chunkSize > 0 else {
+      return Socket.sendAll(fd, bytes)
+    }
+    var offset = bytes.startIndex
+    while offset < bytes.endIndex {
+      let end = min(offset + chunkSize, bytes.endIndex)
+      let frame =
+        Data(String(end - offset, radix: 16).utf8) + Data("\r\n".utf8) + bytes[offset..<end]
+        + Data("\r\n".utf8)
+      guard Socket.sendAll(fd, frame) else { return false }
+      offset = end
+    }
+    return true
+  }
+
+  /// Wait for `duration` while watching for the client to hang up; `false` when it did.
+  private func wait(_ duration: Duration) -> Bool {
+    let deadline = ContinuousClock.now + duration
+    while ContinuousClock.now < deadline {
+      if state.withLock({ $0.stopped }) {
+        return false
+      }
+      let remaining = deadline - ContinuousClock.now
+      let slice = Int32(min(50, max(1, remaining / .milliseconds(1))))
+      if Socket.waitReadable(fd, milliseconds: slice) {
+        if Socket.peerClosed(fd) {
+          return disconnected()
+        }
+        _ = Socket.receive(fd)
+      }
+    }
+    return true
+  }
+
+  /// Note a client that left early and close; always `false`.
+  private func disconnected() -> Bool {
+    state.withLock { $0.earlyDisconnects += 1 }
+    Socket.release(fd)
+    return false
+  }
+
+  // MARK: Reading
+
+  private func readRequest() -> RecordedRequest? {
+    var buffer = [UInt8]()
+    let separator: [UInt8] = Array("\r\n\r\n".utf8)
+    var headEnd: Int?
+    while headEnd == nil {
+      guard let more = readMore() else { return nil }
+      buffer += more
+      headEnd = buffer.firstRange(of: separator)?.lowerBound
+    }
+    guard let headEnd, let head = String(bytes: buffer[..<headEnd], encoding: .utf8) else {
+      return nil
+    }
+    var rest = Array(buffer[(headEnd + 4)...])
+    var lines = head.components(separatedBy: "\r\n")
+    let requestLine = lines.removeFirst().split(separator: " ", maxSplits: 2).map(String.init)
+    guard requestLine.count == 3 else { return nil }
+    var headers = HTTPHeaders()
+    for line in lines {
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      headers.add(
+        String(line[..<colon]),
+        line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+    if headers["Expect"]?.lowercased() == "100-continue" {
+      _ = Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+    }
+    let body: Data
+    if headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {
+      guard let chunked = readChunkedBody(&rest) else { return nil }
+      body = chunked
+    } else {
+      let length = headers["Content-Length"].flatMap(Int.init) ?? 0
+      while rest.count < length {
+        guard let more = readMore() else { return nil }
+        rest += more
+      }
+      body = Data(rest.prefix(length))
+    }
+    return RecordedRequest(
+      method: requestLine[0], target: requestLine[1], headers: headers, body: body)
+  }
+
+  private func readChunkedBody(_ buffer: inout [UInt8]) -> Data? {
+    var body = Data()
+    while true {
+      while buffer.firstRange(of: Array("\r\n".utf8)) == nil {
+        guard let more = readMore() else { return nil }
+        buffer += more
+      }
+      guard let lineEnd = buffer.firstRange(of: Array("\r\n".utf8))?.lowerBound,
+        let sizeText = String(bytes: buffer[..<lineEnd], encoding: .utf8),
+        let size = Int(
+          sizeText.split(separator: ";")[0].trimmingCharacters(in: .whitespaces), radix: 16)
+      else { return nil }
+      buffer.removeFirst(lineEnd + 2)
+      while buffer.count < size + 2 {
+        guard let more = readMore() else { return nil }
+        buffer += more
+      }
+      if size == 0 {
+        return body
+      }
+      body.append(contentsOf: buffer[..<size])
+      buffer.removeFirst(size + 2)
+    }
+  }
+
+  /// The next bytes from the client, or `nil` at end of stream, on timeout or when stopped.
+  private func readMore() -> [UInt8]? {
+    let deadline = ContinuousClock.now + Self.readTimeout
+    while ContinuousClock.now < deadline, !state.withLock({ $0.stopped }) {
+      if Socket.waitReadable(fd, milliseconds: 50) {
+        let bytes = Socket.receive(fd)
+        return bytes.isEmpty ? nil : bytes
+      }
+    }
+    return nil
+  }
+
+  private func reason(_ status: Int) -> String {
+    switch status {
+    case 200: "OK"
+    case 201: "Created"
+    case 204: "No Content"
+    case 301: "Moved Permanently"
+    case 302: "Found"
+    case 304: "Not Modified"
+    case 307: "Temporary Redirect"
+    case 404: "Not Found"
+    case 500: "Internal Server Error"
+    default: "Status"
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import Errand
+import Foundation
+
+/// A request as the loopback server received it, byte for byte.
+public struct RecordedRequest: Sendable, Hashable {
+  /// The method, for example `GET`.
+  public var method: String
+  /// The request target: the path and query as sent, for example `/dogs?page=2`.
+  public var target: String
+  /// The header fields in the order received.
+  public var headers: HTTPHeaders
+  /// The body, de-chunked when it was sent chunked.
+  public var body: Data
+
+  /// The path without the query.
+  public var path: String {
+    String(target.prefix { $0 != "?" })
+  }
+
+  /// Create a recorded request.
+  /// - Parameters:
+  ///   - method: The method.
+  ///   - target: The path and query as sent.
+  ///   - headers: The header fields.
+  ///   - body: The body.
+  public init(method: String, target: String, headers: HTTPHeaders, body: Data) {
+    self.method = method
+    self.target = target
+    self.headers = headers
+    self.body = body
+  }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// What the loopback server does with one request: the response and how to misbehave while
+/// sending it.
+public struct ScriptedResponse: Sendable {
+  /// How the exchange ends.
+  public enum Ending: Sendable, Hashable {
+    /// Send everything, then close the connection in an orderly way.
+    case complete
+    /// Send this many body bytes, then close in an orderly way (a truncated body).
+    case closeAfterBodyBytes(Int)
+    /// Send this many body bytes, then reset the connection (RST).
+    case resetAfterBodyBytes(Int)
+    /// Close without sending anything.
+    case closeWithoutResponse
+  }
+
+  /// The status code.
+  public var status: Int
+  /// The header fields, in order; `Content-Length` (or `Transfer-Encoding`) and
+  /// `Connection: close` are added unless present.
+  public var headers: [(String, String)]
+  /// The body bytes.
+  public var body: Data
+  /// Send the body with chunked transfer encoding, in chunks of this many bytes.
+  public var chunkSize: Int?
+  /// Wait this long before sending the status line.
+  public var delayBeforeHeaders: Duration
+  /// Wait this long after sending half of the body.
+  public var delayMidBody: Duration
+  /// How the exchange ends.
+  public var ending: Ending
+
+  /// Create a scripted response.
+  /// - Parameters:
+  ///   - status: The status code.
+  ///   - headers: The header fields, in order.
+  ///   - body: The body bytes.
+  ///   - chunkSize: Send the body chunked, in chunks of this size.
+  ///   - delayBeforeHeaders: Wait before the status line.
+  ///   - delayMidBody: Wait after half the body.
+  ///   - ending: How the exchange ends.
+  public init(
+    status: Int = 200, headers: [(String, String)] = [], body: Data = Data(), chunkSize: Int? = nil,
+    delayBeforeHeaders: Duration = .zero, delayMidBody: Duration = .zero, ending: Ending = .complete
+  ) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+    self.chunkSize = chunkSize
+    self.delayBeforeHeaders = delayBeforeHeaders
+    self.delayMidBody = delayMidBody
+    self.ending = ending
+  }
+
+  /// A response with a text body.
+  /// - Parameters:
+  ///   - status: The status code.
+  ///   - text: The body, sent as UTF-8 with `Content-Type: text/plain; charset=utf-8`.
+  /// - Returns: The response.
+  public static func text(_ text: String, status: Int = 200) -> ScriptedResponse {
+    ScriptedResponse(
+      status: status, headers: [("Content-Type", "text/plain; charset=utf-8")],
+      body: Data(text.utf8))
+  }
+
+  /// A response with a JSON body.
+  /// - Parameters:
+  ///   - json: The JSON text.
+  ///   - status: The status code.
+  /// - Returns: The response.
+  public static func json(_ json: String, status: Int = 200) -> ScriptedResponse {
+    ScriptedResponse(
+      status: status, headers: [("Content-Type", "application/json")], body: Data(json.utf8))
+  }
+
+  /// A redirect to another URL.
+  /// - Parameters:
+  ///   - location: Where to go.
+  ///   - status: The redirect status, 302 by default.
+  /// - Returns: The response.
+  public static func redirect(to location: URL, status: Int = 302) -> ScriptedResponse {
+    ScriptedResponse(status: status, headers: [("Location", location.absoluteString)])
+  }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Thin wrappers over the POSIX socket calls the loopback server needs, the same on Linux and
+/// Apple platforms.
+enum Socket {
+  /// An error from a socket call, with the call's name and `errno`.
+  struct Failure: Error, CustomStringConvertible {
+    var call: String
+    var code: Int32
+
+    var description: String { "\(call) failed: \(String(cString: strerror(code))) (errno \(code))" }
+  }
+
+  /// A TCP socket listening on 127.0.0.1 at `port` (0 for any free port).
+  static func makeListener(port: UInt16 = 0, backlog: Int32 = 128) throws -> (
+    fd: Int32, port: UInt16
+  ) {
+    #if canImport(Glibc)
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+      let fd = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
+    var reuse: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+    noSigPipe(fd)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0 else {
+      let code = errno
+      close(fd)
+      throw Failure(call: "bind", code: code)
+    }
+    guard listen(fd, backlog) == 0 else {
+      let code = errno
+      close(fd)
+      throw Failure(call: "listen", code: code)
+    }
+    return (fd, try localPort(fd))
+  }
+
+  /// The local port a socket is bound to.
+  static func localPort(_ fd: Int32) throws -> UInt16 {
+    var address = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let result = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard result == 0 else { throw Failure(call: "getsockname", code: errno) }
+    return UInt16(bigEndian: address.sin_port)
+  }
+
+  /// Wait until `fd` is readable or `milliseconds` pass; `true` when readable (or hung up).
+  static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&descriptor, 1, milliseconds) > 0
+  }
+
+  /// Accept a connection, or `nil` when none is waiting.
+  static func acceptConnection(_ listener: Int32) -> Int32? {
+    let fd = accept(listener, nil, nil)
+    guard fd >= 0 else { return nil }
+    noSigPipe(fd)
+    return fd
+  }
+
+  /// Read up to `count` bytes; empty at end of stream or on error.
+  static func receive(_ fd: Int32, count: Int = 64 * 1024) -> [UInt8] {
+    var buffer = [UInt8](repeating: 0, count: count)
+    let received = recv(fd, &buffer, count, 0)
+    return received > 0 ? Array(buffer[0..<received]) : []
+  }
+
+  /// Whether the peer has closed its end: readable with nothing to read.
+  static func peerClosed(_ fd: Int32) -> Bool {
+    var byte: UInt8 = 0
+    return recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) == 0
+  }
+
+  /// Write all of `bytes`; `false` when the peer has gone.
+  static func sendAll(_ fd: Int32, _ bytes: some Collection<UInt8>) -> Bool {
+    let array = Array(bytes)
+    var offset = 0
+    while offset < array.count {
+      let sent = array[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, sendFlags) }
+      if sent < 0 && errno == EINTR { continue }
+      guard sent > 0 else { return false }
+      offset += sent
+    }
+    return true
+  }
+
+  /// Close so that the peer sees a reset (RST) instead of an orderly end.
+  static func reset(_ fd: Int32) {
+    var option = linger(l_onoff: 1, l_linger: 0)
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    close(fd)
+  }
+
+  /// Close a socket.
+  static func release(_ fd: Int32) {
+    close(fd)
+  }
+
+  #if canImport(Glibc)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    private static func noSigPipe(_ fd: Int32) {}
+  #else
+    private static let sendFlags: Int32 = 0
+    private static func noSigPipe(_ fd: Int32) {
+      var on: Int32 = 1
+      setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+  #endif
+}

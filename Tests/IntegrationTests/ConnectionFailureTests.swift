@@ -1,0 +1,41 @@
+import Errand
+import Foundation
+import LoopbackServer
+import Testing
+
+/// Broken connections surface as `.transport` with the URLError that explains them.
+@Suite struct ConnectionFailureTests {
+  @Test func connectionRefused() async throws {
+    let port = try LoopbackServer.unusedPort()
+    let client = liveClient(URL(string: "http://127.0.0.1:\(port)")!)
+    let error = await apiError { _ = try await client.send(Endpoint<Data>(path: "dogs")) }
+    let underlying = try #require(error?.underlyingURLError)
+    #expect(underlying.code == .cannotConnectToHost)
+    #expect(
+      error?.localizedDescription
+        == "The server could not be reached for GET http://127.0.0.1:\(port)/dogs: nothing accepted the "
+        + "connection at 127.0.0.1:\(port) (URLError -1004).")
+  }
+
+  @Test(arguments: [
+    ScriptedResponse.Ending.closeAfterBodyBytes(500), .resetAfterBodyBytes(500),
+    .closeWithoutResponse,
+    .closeAfterBodyBytes(0),
+  ])
+  func brokenResponsesAreTransportErrors(ending: ScriptedResponse.Ending) async throws {
+    let server = try LoopbackServer { _ in
+      ScriptedResponse(body: patternBytes(1_000), ending: ending)
+    }
+    defer { server.stop() }
+    let error = await apiError {
+      _ = try await liveClient(server.baseURL).send(Endpoint<Data>(path: "dogs"))
+    }
+    let underlying = try #require(error?.underlyingURLError, "\(String(describing: error))")
+    #expect(
+      [URLError.networkConnectionLost, .badServerResponse, .cannotParseResponse].contains(
+        underlying.code), "\(underlying)")
+    #expect(
+      error?.localizedDescription.hasPrefix(
+        "The server could not be reached for GET \(server.url("/dogs").absoluteString): ") == true)
+  }
+}

@@ -1,0 +1,85 @@
+import Errand
+import Foundation
+import LoopbackServer
+import Testing
+
+/// Deadlines fire on time, and cancellation ends the call and the connection.
+@Suite struct TimeoutAndCancellationTests {
+  /// How long a call took and what it threw.
+  private func timedFailure(_ call: @escaping @Sendable () async throws -> Void) async -> (
+    Duration, APIError?
+  ) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let error = await apiError(call)
+    return (clock.now - start, error)
+  }
+
+  @Test(arguments: [Duration.seconds(1), .seconds(2)])
+  func endpointTimeoutFiresWithinTenPercent(limit: Duration) async throws {
+    let server = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(20)) }
+    defer { server.stop() }
+    let client = liveClient(server.baseURL)
+    let (elapsed, error) = await timedFailure {
+      _ = try await client.send(Endpoint<Data>(path: "slow", timeout: limit))
+    }
+    #expect(error?.isTimedOut == true, "\(String(describing: error))")
+    #expect(elapsed >= limit)
+    #expect(elapsed <= limit * 1.1, "took \(elapsed)")
+  }
+
+  @Test func clientDefaultTimeoutApplies() async throws {
+    let server = try LoopbackServer { _ in
+      ScriptedResponse(body: Data("x".utf8), delayMidBody: .seconds(20))
+    }
+    defer { server.stop() }
+    let client = liveClient(
+      server.baseURL, configuration: APIClient.Configuration(timeout: .seconds(1)))
+    let (elapsed, error) = await timedFailure {
+      _ = try await client.send(Endpoint<Data>(path: "stalls"))
+    }
+    #expect(error?.isTimedOut == true, "\(String(describing: error))")
+    #expect(elapsed >= .seconds(1))
+    #expect(elapsed <= .milliseconds(1100), "took \(elapsed)")
+  }
+
+  @Test func sessionRequestTimeoutMapsToTimedOut() async throws {
+    let server = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(20)) }
+    defer { server.stop() }
+    let configuration = URLSessionTransport.defaultConfiguration()
+    configuration.timeoutIntervalForRequest = 1
+    let client = APIClient(
+      baseURL: server.baseURL, transport: URLSessionTransport(configuration: configuration),
+      configuration: APIClient.Configuration(timeout: nil))
+    let (_, error) = await timedFailure { _ = try await client.send(Endpoint<Data>(path: "slow")) }
+    #expect(error?.isTimedOut == true, "\(String(describing: error))")
+  }
+
+  @Test func cancellationEndsTheCallAndTheConnection() async throws {
+    let server = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(20)) }
+    defer { server.stop() }
+    let client = liveClient(server.baseURL)
+    let call = Task { await apiError { _ = try await client.send(Endpoint<Data>(path: "slow")) } }
+    #expect(await server.waitForRequests(1))
+    let clock = ContinuousClock()
+    let start = clock.now
+    call.cancel()
+    let error = await call.value
+    let elapsed = clock.now - start
+    #expect(error?.isCancelled == true, "\(String(describing: error))")
+    #expect(elapsed < .milliseconds(200), "took \(elapsed)")
+    #expect(await server.waitForEarlyDisconnect())
+  }
+
+  @Test func anAlreadyCancelledTaskSendsNothingLasting() async throws {
+    let server = try LoopbackServer { _ in .text("late") }
+    defer { server.stop() }
+    let client = liveClient(server.baseURL)
+    let call = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return await apiError { _ = try await client.send(Endpoint<String>(path: "x")) }
+    }
+    let error = await call.value
+    #expect(error?.isCancelled == true, "\(String(describing: error))")
+  }
+}

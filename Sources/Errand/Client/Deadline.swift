@@ -90,6 +90,8 @@ private final class Race<Value: Sendable>: @unchecked Sendable {
       return (state.continuation, state.cleanups)
     }
     continuation?.resume(with: outcome)
-    cleanups.forEach { $0() }
+    for cleanup in cleanups {
+      cleanup()
+    }
   }
 }

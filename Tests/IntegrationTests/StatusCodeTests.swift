@@ -44,6 +44,26 @@ import Testing
       error?.localizedDescription.contains("GET \(server.url("/dogs/1").absoluteString)") == true)
   }
 
+  /// On Linux, URLSession turns a 401 with `WWW-Authenticate` into a challenge that never ends
+  /// without a stored credential; Errand's transport returns the 401 instead.
+  @Test(arguments: [
+    "Basic realm=\"dogs\"", "Bearer realm=\"dogs\"", "Digest realm=\"dogs\", nonce=\"1\"",
+  ])
+  func unauthorizedWithAChallengeComesBack(challenge: String) async throws {
+    let server = try LoopbackServer { _ in
+      ScriptedResponse(
+        status: 401, headers: [("WWW-Authenticate", challenge)], body: Data("token expired".utf8))
+    }
+    defer { server.stop() }
+    let client = liveClient(
+      server.baseURL, configuration: APIClient.Configuration(timeout: .seconds(10)))
+    let error = await apiError { _ = try await client.send(Endpoint<Dog>(path: "dogs/1")) }
+    let response = try #require(error?.unacceptableResponse, "\(String(describing: error))")
+    #expect(response.status == 401)
+    #expect(response.body == Data("token expired".utf8))
+    #expect(response.headers["WWW-Authenticate"] == challenge)
+  }
+
   @Test(arguments: [204, 205])
   func noContentDecodesToVoidAndNil(status: Int) async throws {
     let server = try LoopbackServer { _ in ScriptedResponse(status: status) }

@@ -13,8 +13,11 @@ import Foundation
 /// Created from a configuration (the default is ``defaultConfiguration()``), it owns its session
 /// and a session-level delegate that follows same-origin redirects, strips `Authorization`,
 /// `Proxy-Authorization` and `Cookie` before following a redirect to another scheme, host or port,
-/// and refuses a redirect from HTTPS to HTTP with ``InsecureRedirectError``. Created from your own
-/// `URLSession`, redirects follow that session's delegate.
+/// refuses a redirect from HTTPS to HTTP with ``InsecureRedirectError``, and returns a `401` as a
+/// response (on Linux, URLSession would otherwise wait forever for a credential).
+///
+/// Created from your own `URLSession`, the session's own delegate decides redirects and
+/// challenges; on Linux prefer ``init(configuration:)``.
 public final class URLSessionTransport: Transport {
   /// The session that runs the requests.
   public let session: URLSession
@@ -75,16 +78,19 @@ public final class URLSessionTransport: Transport {
     let running = Locked(RunningTask())
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let task = session.dataTask(with: urlRequest) { [delegate] data, response, error in
-          let identifier = running.withLock { $0.task?.taskIdentifier }
-          if let identifier, let refused = delegate?.takeRefusedRedirect(for: identifier) {
-            continuation.resume(throwing: refused)
-          } else if let error {
-            continuation.resume(throwing: URLSessionTransport.clarify(error))
-          } else if let response = response as? HTTPURLResponse {
-            continuation.resume(returning: HTTPResponse(response, body: data ?? Data()))
-          } else {
-            continuation.resume(throwing: URLError(.badServerResponse))
+        let task: URLSessionDataTask
+        if let delegate {
+          task = session.dataTask(with: urlRequest)
+          delegate.register(task, continuation: continuation)
+        } else {
+          task = session.dataTask(with: urlRequest) { data, response, error in
+            if let error {
+              continuation.resume(throwing: URLSessionTransport.clarify(error))
+            } else if let response = response as? HTTPURLResponse {
+              continuation.resume(returning: HTTPResponse(response, body: data ?? Data()))
+            } else {
+              continuation.resume(throwing: URLError(.badServerResponse))
+            }
           }
         }
         let cancelled = running.withLock { state in

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@testable import Errand
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite struct RedirectPolicyTests {
+  private func proposed(_ target: String) -> URLRequest {
+    var request = URLRequest(url: url(target))
+    for (name, value) in [
+      ("Authorization", "Bearer s3cret"), ("Proxy-Authorization", "Basic s3cret"),
+      ("Cookie", "a=s3cret"),
+      ("X-Trace", "abc"),
+    ] {
+      request.setValue(value, forHTTPHeaderField: name)
+    }
+    return request
+  }
+
+  @Test(arguments: [
+    ("https://api.example.com/a", "https://api.example.com/b", true),
+    ("https://api.example.com/a", "https://API.example.com:443/b", true),
+    ("http://api.example.com/a", "http://api.example.com:80/b", true),
+    ("https://api.example.com/a", "https://api.example.com:8443/b", false),
+    ("https://api.example.com/a", "https://cdn.example.com/b", false),
+    ("http://127.0.0.1:8080/a", "http://127.0.0.1:8081/b", false),
+    ("http://api.example.com/a", "https://api.example.com/b", false),
+  ])
+  func keepsCredentialsOnlyWithinTheOrigin(source: String, target: String, sameOrigin: Bool) throws
+  {
+    guard
+      case .follow(let next) = RedirectPolicy.decide(from: url(source), proposed: proposed(target))
+    else {
+      Issue.record("expected the redirect to be followed")
+      return
+    }
+    #expect(next.url == url(target))
+    #expect(next.value(forHTTPHeaderField: "X-Trace") == "abc")
+    for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
+      #expect((next.value(forHTTPHeaderField: name) != nil) == sameOrigin, "\(name)")
+    }
+  }
+
+  @Test(arguments: [
+    "http://api.example.com/b", "HTTP://api.example.com/b", "http://elsewhere.example/",
+  ])
+  func refusesHTTPSToHTTP(target: String) {
+    let source = url("https://api.example.com/a")
+    #expect(
+      RedirectPolicy.decide(from: source, proposed: proposed(target))
+        == .refuseDowngrade(from: source, to: url(target)))
+  }
+
+  @Test func delegateRefusesADowngradeAndRemembersIt() async throws {
+    let delegate = SessionDelegate()
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.invalidateAndCancel() }
+    let task = session.dataTask(with: url("https://api.example.com/a"))
+    let response = try #require(
+      HTTPURLResponse(
+        url: url("https://api.example.com/a"), statusCode: 302, httpVersion: "HTTP/1.1",
+        headerFields: ["Location": "http://api.example.com/b"]))
+    let next = await withCheckedContinuation { continuation in
+      delegate.urlSession(
+        session, task: task, willPerformHTTPRedirection: response,
+        newRequest: proposed("http://api.example.com/b")
+      ) { continuation.resume(returning: $0) }
+    }
+    #expect(next == nil)
+    let refused = try #require(delegate.takeRefusedRedirect(for: task.taskIdentifier))
+    #expect(
+      refused
+        == InsecureRedirectError(
+          from: url("https://api.example.com/a"), to: url("http://api.example.com/b")))
+    #expect(
+      refused.localizedDescription
+        == "refused to follow a redirect from https://api.example.com/a to http://api.example.com/b: "
+        + "it would downgrade HTTPS to plain HTTP")
+    #expect(delegate.takeRefusedRedirect(for: task.taskIdentifier) == nil)
+  }
+
+  @Test func refusedRedirectIsATransportErrorThatSaysWhy() {
+    let error = APIError.transport(
+      InsecureRedirectError(from: url("https://a.example/x"), to: url("http://a.example/y")))
+    #expect(
+      error.localizedDescription
+        == "The server could not be reached: refused to follow a redirect from https://a.example/x to "
+        + "http://a.example/y: it would downgrade HTTPS to plain HTTP")
+  }
+}

@@ -117,3 +117,30 @@ import Testing
     }
   }
 }
+
+@Suite struct URLRedactionTests {
+  @Test(arguments: [
+    (
+      "https://ann:s3cret@api.example.com/v1/dogs",
+      "GET https://ann:%3Credacted%3E@api.example.com/v1/dogs"
+    ),
+    ("https://api.example.com/v1/dogs", "GET https://api.example.com/v1/dogs"),
+    ("https://ann@api.example.com/v1", "GET https://ann@api.example.com/v1"),
+  ])
+  func requestDescriptionsHideURLPasswords(address: String, expected: String) {
+    #expect(HTTPRequest(url: url(address)).description == expected)
+  }
+
+  @Test func errorDescriptionsHideURLPasswords() {
+    let response = HTTPResponse(status: 500, url: url("https://ann:s3cret@api.example.com/x"))
+    let failure = URLError(
+      .networkConnectionLost,
+      userInfo: [NSURLErrorFailingURLErrorKey: url("https://ann:s3cret@x.example/")])
+    for error in [
+      APIError.unacceptableStatus(response), .decoding(CancellationError(), response),
+      .transport(failure),
+    ] {
+      #expect(!error.localizedDescription.contains("s3cret"), "\(error.localizedDescription)")
+    }
+  }
+}

@@ -76,4 +76,13 @@ import Testing
     #expect(outcomes == ["status 500 0", "transport true"])
     #expect(await receivedPaths() == ["/v1/dogs", "/v1/dogs", "/v1/broken", "/v1/offline"])
   }
+
+  @Test func liveClientLineCompiles() throws {
+    let live = APIClient(
+      baseURL: URL(string: "http://127.0.0.1:8080")!, transport: URLSessionTransport())
+    #expect(
+      try live.makeRequest(for: Endpoint<[Dog]>(path: "dogs")).url.absoluteString
+        == "http://127.0.0.1:8080/dogs")
+    #expect(live.transport is URLSessionTransport)
+  }
 }

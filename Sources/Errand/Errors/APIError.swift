@@ -29,7 +29,7 @@ public enum APIError: Error, LocalizedError {
       return "Cannot form the request: \(reason)"
     case .transport(let underlying):
       let urlError = underlying as? URLError
-      let subject = (urlError?.errandRequest ?? urlError?.failingURL?.absoluteString)
+      let subject = (urlError?.errandRequest ?? urlError?.failingURL?.redactedString)
         .map { " for \($0)" }.orEmpty
       return "The server could not be reached\(subject): \(Self.describe(underlying))"
     case .unacceptableStatus(let response):
@@ -57,7 +57,7 @@ public enum APIError: Error, LocalizedError {
     if let request = response.request {
       return request.description
     }
-    return response.url?.absoluteString
+    return response.url?.redactedString
   }
 
   /// An underlying error in words: coding errors give their path, URL errors a plain phrase and

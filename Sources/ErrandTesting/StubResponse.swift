@@ -1,25 +1,42 @@
 import Errand
 import Foundation
 
-/// What a ``StubTransport`` answers: a response, or an error to throw.
+/// What a ``StubTransport`` answers: a response, an error, several in turn, or a computed answer;
+/// optionally after a delay.
 ///
 /// ```swift
-/// .json([Dog(name: "Rex")])                       // 200 with a JSON body
-/// .status(500)                                    // a bare status
+/// .json([Dog(name: "Rex")])                        // 200 with a JSON body
+/// .status(500)                                     // a bare status (Moya's .networkResponse)
 /// .status(401, body: Data("expired".utf8), headers: ["WWW-Authenticate": "Bearer"])
-/// .response(HTTPResponse(status: 200, headers: ["ETag": "v1"], body: data))
-/// .error(URLError(.notConnectedToInternet))
+/// .response(HTTPResponse(status: 200, headers: ["ETag": "v1"], body: data))   // Moya's .response
+/// .error(URLError(.notConnectedToInternet))        // Moya's .networkError
+/// .fixture("dogs.json")                            // a file from Fixtures/
+/// .sequence([.status(503), .json(dog)])            // one per call, then the last again
+/// .json(dog).delayed(by: .seconds(30))             // on the stub's clock
 /// ```
 public struct StubResponse: Sendable {
-  enum Outcome: Sendable {
+  indirect enum Kind: Sendable {
     case response(HTTPResponse)
     case failure(any Error)
+    case sequence([StubResponse])
+    case handler(@Sendable (HTTPRequest, Int) async throws -> StubResponse)
+    case hang
   }
 
-  let outcome: Outcome
+  let kind: Kind
+  /// The delay before answering, or `nil` for the stub's default.
+  let delay: Duration?
 
-  init(_ outcome: Outcome) {
-    self.outcome = outcome
+  init(_ kind: Kind, delay: Duration? = nil) {
+    self.kind = kind
+    self.delay = delay
+  }
+
+  /// The same answer after a delay on the stub's clock (Moya's `.delayed`).
+  /// - Parameter delay: How long to wait before answering.
+  /// - Returns: The delayed answer.
+  public func delayed(by delay: Duration) -> StubResponse {
+    StubResponse(kind, delay: delay)
   }
 
   /// A full response, sent as given.
@@ -52,19 +69,51 @@ public struct StubResponse: Sendable {
   public static func json<Value: Encodable>(
     _ value: Value, status: Int = 200, encoder: JSONEncoder? = nil
   ) -> StubResponse {
-    let encoder =
-      encoder
-      ?? {
-        let sorted = JSONEncoder()
-        sorted.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return sorted
-      }()
     do {
-      let body = try encoder.encode(value)
+      let body = try (encoder ?? sortedEncoder()).encode(value)
       return .status(status, body: body, headers: ["Content-Type": "application/json"])
     } catch {
       return .error(error)
     }
+  }
+
+  /// A body read from a fixture file, with `Content-Type: application/json` for `.json` files.
+  ///
+  /// A missing file makes the stub throw the ``FixtureError`` (with the path tried) when asked.
+  /// - Parameters:
+  ///   - name: The file name inside the folder, such as `dogs.json`.
+  ///   - status: The status code.
+  ///   - headers: More header fields.
+  ///   - fixtures: Where to look; the `Fixtures/` folder above the calling file by default.
+  ///   - filePath: The calling file, used to find `Fixtures/`.
+  /// - Returns: The stub response.
+  public static func fixture(
+    _ name: String, status: Int = 200, headers: HTTPHeaders = [:], from fixtures: Fixtures? = nil,
+    filePath: String = #filePath
+  ) -> StubResponse {
+    do {
+      let body = try (fixtures ?? Fixtures.nearest(to: filePath)).data(name)
+      var allHeaders: HTTPHeaders =
+        name.hasSuffix(".json") ? ["Content-Type": "application/json"] : [:]
+      allHeaders.merge(headers)
+      return .status(status, body: body, headers: allHeaders)
+    } catch {
+      return .error(error)
+    }
+  }
+
+  /// A body read from a resource in a bundle.
+  /// - Parameters:
+  ///   - name: The resource name with its extension, such as `dogs.json`.
+  ///   - bundle: The bundle that holds it.
+  ///   - status: The status code.
+  ///   - headers: More header fields.
+  /// - Returns: The stub response.
+  public static func fixture(
+    _ name: String, in bundle: Bundle, status: Int = 200, headers: HTTPHeaders = [:]
+  ) -> StubResponse {
+    let directory = bundle.resourceURL ?? bundle.bundleURL
+    return .fixture(name, status: status, headers: headers, from: Fixtures(directory: directory))
   }
 
   /// An error for the transport to throw, such as `URLError(.notConnectedToInternet)`.
@@ -72,5 +121,28 @@ public struct StubResponse: Sendable {
   /// - Returns: The stub response.
   public static func error(_ error: any Error) -> StubResponse {
     StubResponse(.failure(error))
+  }
+
+  /// One answer per call, in order; once they run out, the last answers every further call.
+  /// - Parameter responses: The answers, at least one.
+  /// - Returns: The stub response.
+  public static func sequence(_ responses: [StubResponse]) -> StubResponse {
+    StubResponse(.sequence(responses))
+  }
+
+  /// An answer computed from the request and the number of this route's call (1 for the first).
+  /// - Parameter handler: Produces the answer.
+  /// - Returns: The stub response.
+  public static func handler(
+    _ handler:
+      @escaping @Sendable (_ request: HTTPRequest, _ call: Int) async throws -> StubResponse
+  ) -> StubResponse {
+    StubResponse(.handler(handler))
+  }
+
+  static func sortedEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
   }
 }

@@ -3,98 +3,204 @@ import Foundation
 
 /// A ``Transport`` that answers from routes registered by the test, without a network.
 ///
-/// Each instance has its own routes and journal, so parallel tests never share state.
+/// Each instance has its own routes, journal and clock, so parallel tests never share state.
 ///
 /// ```swift
 /// let stub = StubTransport()
 /// await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))
+/// await stub.on(.get, "/v1/dogs/{id}", .fixture("dog.json"))
+/// await stub.on(.get, "/v1/flaky", .sequence([.status(503), .json(Dog(name: "Rex"))]))
 /// let client = APIClient(baseURL: URL(string: "https://api.example.com/v1")!, transport: stub)
 /// let dogs = try await client.send(Endpoint<[Dog]>(path: "dogs"))
 /// let sent = await stub.requests          // every request the stub received
 /// ```
 ///
-/// Routes match on method and exact URL path, first registered first. A request that matches no
-/// route throws ``UnmatchedRequest``, which names the request and the routes.
+/// Routes are tried in the order they were registered and the first match answers. A request
+/// that matches none goes to the handler given at creation, or to the endpoint's sample when the
+/// stub answers with samples, or else throws ``UnmatchedRequest``, which shows the request and
+/// the closest routes.
 public actor StubTransport: Transport {
-  /// One registered route.
+  /// One registered route and where it was registered.
   struct Route: Sendable {
-    var method: HTTPMethod
-    var path: String
+    var matcher: RequestMatcher
     var response: StubResponse
+    var location: Location
+    var calls = 0
   }
 
-  private var routes: [Route] = []
+  /// Where a route was registered, for reports that point at the test.
+  struct Location: Sendable {
+    var fileID: String
+    var filePath: String
+    var line: Int
+    var column: Int
+
+    var short: String {
+      "\(fileID.split(separator: "/").last.map(String.init) ?? fileID):\(line)"
+    }
+  }
+
+  var routes: [Route] = []
   private let fallback: (@Sendable (HTTPRequest) async throws -> StubResponse)?
+  private let defaultDelay: Duration
+  private let clock: any Clock<Duration>
+  private let answersWithSamples: Bool
 
-  /// Every request received, in order.
-  public private(set) var requests: [HTTPRequest] = []
+  /// Every request received, in order, with its body.
+  public internal(set) var requests: [HTTPRequest] = []
+  /// How many requests ``nextRequest(timeout:)`` has handed out.
+  var taken = 0
+  /// Callers of ``nextRequest(timeout:)`` waiting for a request.
+  var waiters: [(id: UUID, continuation: CheckedContinuation<HTTPRequest, any Error>)] = []
 
-  /// Create a stub with no routes; add them with ``on(_:_:_:)``.
-  public init() {
-    fallback = nil
+  /// Create a stub with no routes; add them with ``on(_:_:_:fileID:filePath:line:column:)``.
+  /// - Parameters:
+  ///   - delay: The delay before every answer that sets none of its own (Moya's `.delayed`);
+  ///     none by default.
+  ///   - clock: The clock that delays run on; pass a ``TestClock`` or ``ImmediateClock`` so long
+  ///     delays take no wall time.
+  ///   - samples: Answer requests that match no route with their endpoint's `sample`.
+  public init(
+    delay: Duration = .zero, clock: any Clock<Duration> = ContinuousClock(), samples: Bool = false
+  ) {
+    self.init(routes: [], fallback: nil, delay: delay, clock: clock, samples: samples)
   }
 
   /// Create a stub that answers every request that no route matches with a closure.
-  /// - Parameter handler: Sees the request and returns the answer.
-  public init(_ handler: @escaping @Sendable (HTTPRequest) async throws -> StubResponse) {
-    fallback = handler
+  /// - Parameters:
+  ///   - delay: The delay before every answer that sets none of its own.
+  ///   - clock: The clock that delays run on.
+  ///   - handler: Sees the request and returns the answer.
+  public init(
+    delay: Duration = .zero, clock: any Clock<Duration> = ContinuousClock(),
+    _ handler: @escaping @Sendable (HTTPRequest) async throws -> StubResponse
+  ) {
+    self.init(routes: [], fallback: handler, delay: delay, clock: clock, samples: false)
+  }
+
+  init(
+    routes: [Route], fallback: (@Sendable (HTTPRequest) async throws -> StubResponse)?,
+    delay: Duration, clock: any Clock<Duration>, samples: Bool
+  ) {
+    self.routes = routes
+    self.fallback = fallback
+    self.defaultDelay = delay
+    self.clock = clock
+    self.answersWithSamples = samples
+  }
+
+  /// A stub that answers every request with its endpoint's sample response (Moya's
+  /// `immediatelyStub` over `sampleData`); a request whose endpoint has no sample throws
+  /// ``UnmatchedRequest``.
+  /// - Parameters:
+  ///   - delay: The delay before every answer.
+  ///   - clock: The clock that delays run on.
+  /// - Returns: The stub.
+  public static func samples(
+    delay: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()
+  )
+    -> StubTransport
+  {
+    StubTransport(delay: delay, clock: clock, samples: true)
   }
 
   /// Answer requests with this method and URL path.
   /// - Parameters:
   ///   - method: The method to match.
-  ///   - path: The URL path to match exactly, for example `/v1/dogs`.
+  ///   - path: The URL path, exact or a template such as `/v1/dogs/{id}`.
   ///   - response: The answer.
-  public func on(_ method: HTTPMethod, _ path: String, _ response: StubResponse) {
-    routes.append(Route(method: method, path: path, response: response))
+  ///   - fileID: Where the route is registered; filled in by the compiler.
+  ///   - filePath: Where the route is registered; filled in by the compiler.
+  ///   - line: Where the route is registered; filled in by the compiler.
+  ///   - column: Where the route is registered; filled in by the compiler.
+  public func on(
+    _ method: HTTPMethod, _ path: String, _ response: StubResponse, fileID: String = #fileID,
+    filePath: String = #filePath, line: Int = #line, column: Int = #column
+  ) {
+    on(
+      .method(method) && .path(path), response, fileID: fileID, filePath: filePath, line: line,
+      column: column)
   }
 
-  /// Record the request and answer it from the first matching route.
+  /// Answer requests that a matcher accepts.
+  /// - Parameters:
+  ///   - matcher: Which requests to answer.
+  ///   - response: The answer.
+  ///   - fileID: Where the route is registered; filled in by the compiler.
+  ///   - filePath: Where the route is registered; filled in by the compiler.
+  ///   - line: Where the route is registered; filled in by the compiler.
+  ///   - column: Where the route is registered; filled in by the compiler.
+  public func on(
+    _ matcher: RequestMatcher, _ response: StubResponse, fileID: String = #fileID,
+    filePath: String = #filePath, line: Int = #line, column: Int = #column
+  ) {
+    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
+    routes.append(Route(matcher: matcher, response: response, location: location))
+  }
+
+  /// Record the request and answer it: from the first matching route, else the handler, else the
+  /// endpoint's sample when the stub answers with samples.
   /// - Parameter request: The request.
-  /// - Returns: The route's response, with the request's URL as its URL.
-  /// - Throws: The route's error, or ``UnmatchedRequest``.
+  /// - Returns: The answer, with the request's URL as its URL unless it has one.
+  /// - Throws: The answer's error, `CancellationError` when the task is cancelled while the
+  ///   answer waits, or ``UnmatchedRequest``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    requests.append(request)
+    record(request)
     let answer: StubResponse
-    if let route = routes.first(where: {
-      $0.method == request.method && $0.path == request.url.path
-    }) {
-      answer = route.response
+    let call: Int
+    if let index = routes.firstIndex(where: { $0.matcher.matches(request) }) {
+      routes[index].calls += 1
+      (answer, call) = (routes[index].response, routes[index].calls)
     } else if let fallback {
-      answer = try await fallback(request)
+      (answer, call) = (try await fallback(request), 1)
+    } else if answersWithSamples, let sample = RequestContext.current?.sample {
+      (answer, call) = (.response(sample), 1)
     } else {
-      throw UnmatchedRequest(
-        request: request, routes: routes.map { "\($0.method) \($0.path)" })
+      throw UnmatchedRequest(request: request, closestRoutes: closestRoutes(to: request))
     }
-    switch answer.outcome {
-    case .response(var response):
-      response.url = response.url ?? request.url
+    var response = try await resolve(answer, request: request, call: call)
+    response.url = response.url ?? request.url
+    return response
+  }
+
+  /// Work out an answer: pick from sequences, run handlers, wait out delays, throw errors.
+  private func resolve(_ answer: StubResponse, request: HTTPRequest, call: Int) async throws
+    -> HTTPResponse
+  {
+    let delay = answer.delay ?? defaultDelay
+    if delay > .zero {
+      try await clock.sleep(for: delay)
+    }
+    switch answer.kind {
+    case .response(let response):
       return response
     case .failure(let error):
       throw error
+    case .sequence(let answers):
+      guard let last = answers.last else { return HTTPResponse(status: 500) }
+      let next = call <= answers.count ? answers[call - 1] : last
+      return try await resolve(next, request: request, call: call)
+    case .handler(let handler):
+      return try await resolve(try await handler(request, call), request: request, call: call)
+    case .hang:
+      while true {
+        try await Task.sleep(for: .seconds(3600))
+      }
     }
   }
-}
 
-/// A request that matched none of a ``StubTransport``'s routes.
-public struct UnmatchedRequest: Error, CustomStringConvertible {
-  /// The request that matched nothing.
-  public var request: HTTPRequest
-  /// The registered routes, as `METHOD /path`.
-  public var routes: [String]
-
-  /// Names the request (credentials hidden) and lists the routes.
-  public var description: String {
-    var text = "StubTransport has no route for \(request.method) \(request.url.absoluteString)"
-    let headers = request.headers.description
-    if !headers.isEmpty {
-      text +=
-        "\nheaders:\n" + headers.split(separator: "\n").map { "  \($0)" }.joined(separator: "\n")
+  /// Routes ranked by how close they come to the request: method, then shared path segments.
+  private func closestRoutes(to request: HTTPRequest, limit: Int = 3) -> [String] {
+    let scored = routes.enumerated().map {
+      offset, route -> (score: Double, offset: Int, text: String) in
+      let hint = route.matcher.hint
+      let methodScore = hint.method.map { $0 == request.method ? 0.5 : 0 } ?? 0.25
+      let pathScore = hint.path.map { PathTemplate.similarity($0, request.url.path) } ?? 0
+      return (
+        methodScore + pathScore, offset, "\(route.matcher) (registered at \(route.location.short))"
+      )
     }
-    text +=
-      routes.isEmpty
-      ? "\nno routes are registered"
-      : "\nroutes:\n" + routes.map { "  \($0)" }.joined(separator: "\n")
-    return text
+    return scored.sorted { ($0.score, -$0.offset) > ($1.score, -$1.offset) }.prefix(limit).map(
+      \.text)
   }
 }

@@ -4,10 +4,6 @@ import Foundation
 import Testing
 
 @Suite struct StubTransportTests {
-  struct Dog: Codable, Equatable, Sendable { var name: String }
-
-  private let base = URL(string: "https://api.example.com/v1")!
-
   @Test func answersTheMatchingRouteAndRecordsTheRequest() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))
@@ -73,6 +69,7 @@ import Testing
 
   @Test func unmatchedRequestNamesTheRequestAndTheRoutes() async throws {
     let stub = StubTransport()
+    let line = #line + 1
     await stub.on(.get, "/v1/dogs", .status(200))
     await stub.on(.delete, "/v1/dogs/1", .status(204))
     let request = HTTPRequest(
@@ -87,9 +84,9 @@ import Testing
         headers:
           Authorization: <redacted>
           Accept: application/json
-        routes:
-          GET /v1/dogs
-          DELETE /v1/dogs/1
+        closest routes:
+          GET /v1/dogs (registered at StubTransportTests.swift:\(line))
+          DELETE /v1/dogs/1 (registered at StubTransportTests.swift:\(line + 1))
         """)
     #expect(await stub.requests == [request])
   }

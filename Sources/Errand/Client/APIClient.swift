@@ -60,7 +60,12 @@ public actor APIClient {
     Value
   > {
     let request = try makeRequest(for: endpoint)
-    var response = try await exchange(request)
+    let context = RequestContext(
+      endpoint: endpoint.description, requiresAuthentication: endpoint.requiresAuthentication,
+      sample: endpoint.sample)
+    var response = try await RequestContext.$current.withValue(context) {
+      try await exchange(request)
+    }
     response.url = response.url ?? request.url
     response.request = request
     try validate(response, for: endpoint)

@@ -32,6 +32,9 @@ public struct Endpoint<Value>: Sendable {
   public var decoding: ResponseDecoding<Value>
   /// The status codes that count as success for this endpoint, or `nil` for the client's.
   public var acceptableStatusCodes: Range<Int>?
+  /// A sample response, as the real API would answer (Moya's `sampleData`); test doubles such as
+  /// `StubTransport.samples()` can answer with it.
+  public var sample: HTTPResponse?
 
   /// Create an endpoint with an explicit decoding strategy.
   /// - Parameters:
@@ -58,6 +61,18 @@ public struct Endpoint<Value>: Sendable {
     self.timeout = timeout
     self.decoding = decoding
     self.acceptableStatusCodes = acceptableStatusCodes
+  }
+
+  /// A copy of this endpoint with a sample response.
+  /// - Parameters:
+  ///   - body: The sample body.
+  ///   - status: The sample status.
+  ///   - headers: The sample headers.
+  /// - Returns: The changed endpoint.
+  public func sample(_ body: Data, status: Int = 200, headers: HTTPHeaders = [:]) -> Endpoint {
+    var copy = self
+    copy.sample = HTTPResponse(status: status, headers: headers, body: body)
+    return copy
   }
 
   /// A copy of this endpoint that accepts these status codes, whatever the client accepts.

@@ -1,0 +1,31 @@
+/// What the client knows about the request being sent that a plain ``HTTPRequest`` does not: the
+/// endpoint it came from, whether it needs credentials, and its sample response.
+///
+/// ``APIClient`` binds ``current`` while a transport (or middleware) handles the request, so test
+/// doubles can answer with the endpoint's sample:
+///
+/// ```swift
+/// if let sample = RequestContext.current?.sample { return sample }
+/// ```
+public struct RequestContext: Sendable {
+  /// The endpoint as written, for example `GET dogs/42`.
+  public var endpoint: String
+  /// Whether the endpoint needs credentials.
+  public var requiresAuthentication: Bool
+  /// The endpoint's sample response, if it has one.
+  public var sample: HTTPResponse?
+
+  /// Create a context.
+  /// - Parameters:
+  ///   - endpoint: The endpoint as written.
+  ///   - requiresAuthentication: Whether the endpoint needs credentials.
+  ///   - sample: The endpoint's sample response.
+  public init(endpoint: String, requiresAuthentication: Bool = false, sample: HTTPResponse? = nil) {
+    self.endpoint = endpoint
+    self.requiresAuthentication = requiresAuthentication
+    self.sample = sample
+  }
+
+  /// The context of the request being sent in this task, or `nil` outside ``APIClient``.
+  @TaskLocal public static var current: RequestContext?
+}

@@ -1,0 +1,169 @@
+import Errand
+import Foundation
+
+/// Decides whether a ``StubTransport`` route answers a request.
+///
+/// Matchers compose with `&&`, `||` and `!`:
+///
+/// ```swift
+/// await stub.on(.method(.get) && .path("/v1/dogs/{id}") && .query("expand", "owner"), .json(dog))
+/// await stub.on(.header("Authorization", "Bearer t0k3n") || .query("token", "t0k3n"), .status(200))
+/// await stub.on(.method(.post) && .jsonBody(Dog(name: "Rex")), .status(201))
+/// ```
+public struct RequestMatcher: Sendable, CustomStringConvertible {
+  /// What the matcher checks, for example `GET /v1/dogs/{id}`.
+  public let description: String
+  private let predicate: @Sendable (HTTPRequest) -> Bool
+  /// The method and path this matcher requires, when it is that simple; used to rank near misses.
+  let hint: (method: HTTPMethod?, path: String?)
+
+  /// A matcher from a predicate.
+  /// - Parameters:
+  ///   - description: What it checks, shown when a request matches nothing.
+  ///   - predicate: Whether a request matches.
+  public init(_ description: String, _ predicate: @escaping @Sendable (HTTPRequest) -> Bool) {
+    self.init(description, hint: (nil, nil), predicate)
+  }
+
+  private init(
+    _ description: String, hint: (method: HTTPMethod?, path: String?),
+    _ predicate: @escaping @Sendable (HTTPRequest) -> Bool
+  ) {
+    self.description = description
+    self.hint = hint
+    self.predicate = predicate
+  }
+
+  /// Whether a request matches.
+  /// - Parameter request: The request.
+  /// - Returns: `true` when it matches.
+  public func matches(_ request: HTTPRequest) -> Bool {
+    predicate(request)
+  }
+
+  /// Any request.
+  public static let any = RequestMatcher("any request") { _ in true }
+
+  /// Requests with this method.
+  /// - Parameter method: The method.
+  /// - Returns: The matcher.
+  public static func method(_ method: HTTPMethod) -> RequestMatcher {
+    RequestMatcher(method.rawValue, hint: (method, nil)) { $0.method == method }
+  }
+
+  /// Requests whose URL path is `template`: exact, except that a `{name}` segment matches any one
+  /// non-empty segment, as in `/v1/dogs/{id}`. The path is compared percent-decoded.
+  /// - Parameter template: The path or path template.
+  /// - Returns: The matcher.
+  public static func path(_ template: String) -> RequestMatcher {
+    RequestMatcher(template, hint: (nil, template)) { PathTemplate.matches(template, $0.url.path) }
+  }
+
+  /// Requests that have a query item with this name and, when given, this value (decoded).
+  /// - Parameters:
+  ///   - name: The query item name.
+  ///   - value: The value, or `nil` to accept any.
+  /// - Returns: The matcher.
+  public static func query(_ name: String, _ value: String? = nil) -> RequestMatcher {
+    RequestMatcher("query \(name)\(value.map { "=\($0)" } ?? "")") { request in
+      queryItems(of: request).contains { $0.name == name && (value == nil || $0.value == value) }
+    }
+  }
+
+  /// Requests that have every one of these query items (others may be present).
+  /// - Parameter items: Names and values.
+  /// - Returns: The matcher.
+  public static func query(_ items: [String: String]) -> RequestMatcher {
+    items.sorted { $0.key < $1.key }.map { query($0.key, $0.value) }.reduce(.any, &&)
+  }
+
+  /// Requests with a header of this name (any case) and, when given, this value.
+  /// - Parameters:
+  ///   - name: The header name.
+  ///   - value: The value, or `nil` to accept any.
+  /// - Returns: The matcher.
+  public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
+    RequestMatcher("header \(name)\(value.map { ": \($0)" } ?? "")") { request in
+      value.map { request.headers.values(for: name).contains($0) } ?? request.headers.contains(name)
+    }
+  }
+
+  /// Requests whose body is exactly these bytes.
+  /// - Parameter body: The bytes.
+  /// - Returns: The matcher.
+  public static func body(_ body: Data) -> RequestMatcher {
+    RequestMatcher("body of \(body.count) bytes") { ($0.body ?? Data()) == body }
+  }
+
+  /// Requests whose body is JSON equal to `value` encoded: same keys and values, whatever the key
+  /// order or spacing.
+  /// - Parameter value: The expected body.
+  /// - Returns: The matcher.
+  public static func jsonBody<Value: Encodable>(_ value: Value) -> RequestMatcher {
+    let expected = try? JSONEncoder().encode(value)
+    let canonical = expected.flatMap(canonicalJSON)
+    let text = expected.flatMap { String(data: $0, encoding: .utf8) } ?? "an unencodable value"
+    return RequestMatcher("JSON body \(text)") { request in
+      guard let canonical, let body = request.body else { return false }
+      return canonicalJSON(body) == canonical
+    }
+  }
+
+  /// Both matchers.
+  public static func && (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+    if lhs.description == any.description {
+      return rhs
+    }
+    let hint = (lhs.hint.method ?? rhs.hint.method, lhs.hint.path ?? rhs.hint.path)
+    return RequestMatcher("\(lhs) \(rhs)", hint: hint) { lhs.matches($0) && rhs.matches($0) }
+  }
+
+  /// Either matcher.
+  public static func || (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+    RequestMatcher("(\(lhs) or \(rhs))") { lhs.matches($0) || rhs.matches($0) }
+  }
+
+  /// Requests the matcher does not match.
+  public static prefix func ! (matcher: RequestMatcher) -> RequestMatcher {
+    RequestMatcher("not (\(matcher))") { !matcher.matches($0) }
+  }
+
+  private static func queryItems(of request: HTTPRequest) -> [URLQueryItem] {
+    URLComponents(url: request.url, resolvingAgainstBaseURL: true)?.queryItems ?? []
+  }
+}
+
+/// Path templates such as `/v1/dogs/{id}`.
+enum PathTemplate {
+  static func matches(_ template: String, _ path: String) -> Bool {
+    let expected = template.split(separator: "/", omittingEmptySubsequences: false)
+    let actual = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard expected.count == actual.count else { return false }
+    return zip(expected, actual).allSatisfy { pattern, segment in
+      isPlaceholder(pattern) ? !segment.isEmpty : pattern == segment
+    }
+  }
+
+  /// How alike a template and a path are, from 0 to 1: the share of leading segments that match.
+  static func similarity(_ template: String, _ path: String) -> Double {
+    let expected = template.split(separator: "/")
+    let actual = path.split(separator: "/")
+    guard !expected.isEmpty || !actual.isEmpty else { return 1 }
+    let shared = zip(expected, actual).prefix { isPlaceholder($0) || $0 == $1 }.count
+    return Double(shared) / Double(max(expected.count, actual.count))
+  }
+
+  private static func isPlaceholder(_ segment: Substring) -> Bool {
+    segment.count > 2 && segment.first == "{" && segment.last == "}"
+  }
+}
+
+/// JSON re-serialized with sorted keys, so that equal documents compare equal as bytes.
+func canonicalJSON(_ data: Data) -> Data? {
+  guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+  else {
+    return nil
+  }
+  return try? JSONSerialization.data(
+    withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+}

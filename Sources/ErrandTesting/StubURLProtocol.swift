@@ -1,0 +1,164 @@
+import Errand
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// A `URLProtocol` that answers from a ``StubTransport``, for testing code that uses `URLSession`
+/// directly (the classic `MockURLProtocol`, without its global state).
+///
+/// ```swift
+/// let stub = StubTransport()
+/// await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))
+/// let session = URLSession(configuration: StubURLProtocol.configuration(for: stub))
+/// let (data, response) = try await session.data(from: URL(string: "https://api.example.com/v1/dogs")!)
+/// ```
+///
+/// It is installed through the session configuration, never with `URLProtocol.registerClass`.
+/// Every configuration gets a protocol class of its own that knows only its stub, so two tests
+/// running in parallel never reach each other's stubs. Request bodies reach the stub even when
+/// URLSession turns them into a stream.
+public class StubURLProtocol: URLProtocol {
+  private var running: Task<Void, Never>?
+
+  /// A configuration whose sessions answer every HTTP request from `stub`.
+  /// - Parameters:
+  ///   - stub: The stub that answers.
+  ///   - base: The configuration to start from; ephemeral by default.
+  /// - Returns: A configuration to create sessions with.
+  public static func configuration(
+    for stub: StubTransport, base: URLSessionConfiguration = .ephemeral
+  ) -> URLSessionConfiguration {
+    let configuration = base
+    configuration.protocolClasses = [StubURLProtocolRegistry.register(stub)]
+    return configuration
+  }
+
+  /// The stub this protocol class answers from, while it exists.
+  class var stub: StubTransport? {
+    StubURLProtocolRegistry.stub(for: self)
+  }
+
+  /// Whether this class handles the request: HTTP and HTTPS, while its stub exists.
+  override public class func canInit(with request: URLRequest) -> Bool {
+    guard let scheme = request.url?.scheme?.lowercased() else { return false }
+    return ["http", "https"].contains(scheme) && stub != nil
+  }
+
+  /// The request unchanged.
+  override public class func canonicalRequest(for request: URLRequest) -> URLRequest {
+    request
+  }
+
+  /// Ask the stub and hand its answer to URLSession.
+  override public func startLoading() {
+    let connection = ClientConnection(self)
+    guard let stub = Self.stub else {
+      connection.fail(URLError(.resourceUnavailable))
+      return
+    }
+    let request: HTTPRequest
+    do {
+      request = try HTTPRequest(self.request)
+    } catch {
+      connection.fail(URLError(.badURL))
+      return
+    }
+    running = Task {
+      do {
+        let response = try await stub.send(request)
+        connection.deliver(response, for: request.url)
+      } catch is CancellationError {
+        connection.fail(URLError(.cancelled))
+      } catch {
+        connection.fail(error)
+      }
+    }
+  }
+
+  /// Stop a delayed or hanging answer.
+  override public func stopLoading() {
+    running?.cancel()
+  }
+}
+
+/// A protocol instance and its client, handed to the task that answers.
+///
+/// `@unchecked Sendable` is safe: the task only calls `URLProtocolClient` methods, which
+/// swift-corelibs-foundation dispatches onto its own queues; on Apple platforms the calls are
+/// performed on the run loop of the thread that started loading, as URLSession expects.
+private struct ClientConnection: @unchecked Sendable {
+  let owner: URLProtocol
+  #if !canImport(FoundationNetworking)
+    let runLoop = RunLoop.current
+  #endif
+
+  init(_ owner: URLProtocol) {
+    self.owner = owner
+  }
+
+  func deliver(_ response: HTTPResponse, for url: URL) {
+    perform {
+      guard let head = response.httpURLResponse(for: response.url ?? url) else {
+        owner.client?.urlProtocol(owner, didFailWithError: URLError(.badServerResponse))
+        return
+      }
+      owner.client?.urlProtocol(owner, didReceive: head, cacheStoragePolicy: .notAllowed)
+      if !response.body.isEmpty {
+        owner.client?.urlProtocol(owner, didLoad: response.body)
+      }
+      owner.client?.urlProtocolDidFinishLoading(owner)
+    }
+  }
+
+  func fail(_ error: any Error) {
+    perform { owner.client?.urlProtocol(owner, didFailWithError: error) }
+  }
+
+  private func perform(_ work: @escaping @Sendable () -> Void) {
+    #if canImport(FoundationNetworking)
+      work()
+    #else
+      runLoop.perform(work)
+    #endif
+  }
+}
+
+/// Gives each configuration a protocol class of its own and remembers which stub it answers from.
+enum StubURLProtocolRegistry {
+  private struct Entry {
+    weak var stub: StubTransport?
+  }
+
+  private static let state = Locked((next: 1, entries: [ObjectIdentifier: Entry]()))
+
+  /// A fresh protocol class that answers from `stub`.
+  static func register(_ stub: StubTransport) -> StubURLProtocol.Type {
+    state.withLock { state in
+      let type = slot(state.next, SlotEnd.self)
+      state.next += 1
+      state.entries = state.entries.filter { $0.value.stub != nil }
+      state.entries[ObjectIdentifier(type)] = Entry(stub: stub)
+      return type
+    }
+  }
+
+  static func stub(for type: AnyClass) -> StubTransport? {
+    state.withLock { $0.entries[ObjectIdentifier(type)]?.stub }
+  }
+
+  /// A distinct subclass for each number, spelled in binary with generic tags.
+  private static func slot<Tag>(_ number: Int, _: Tag.Type) -> StubURLProtocol.Type {
+    if number == 0 {
+      return StubURLProtocolSlot<Tag>.self
+    }
+    return number & 1 == 0
+      ? slot(number >> 1, SlotZero<Tag>.self) : slot(number >> 1, SlotOne<Tag>.self)
+  }
+}
+
+private final class StubURLProtocolSlot<Tag>: StubURLProtocol {}
+private enum SlotEnd {}
+private enum SlotZero<Rest> {}
+private enum SlotOne<Rest> {}

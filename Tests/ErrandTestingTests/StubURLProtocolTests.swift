@@ -1,0 +1,82 @@
+import Errand
+import ErrandTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+@Suite struct StubURLProtocolTests {
+  @Test func answersAppURLSessionCodeFromTheStub() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))
+    let session = URLSession(configuration: StubURLProtocol.configuration(for: stub))
+    let (data, response) = try await session.data(
+      from: URL(string: "https://api.example.com/v1/dogs")!)
+    #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    #expect(
+      (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")
+        == "application/json")
+    #expect(try JSONDecoder().decode([Dog].self, from: data) == [Dog(name: "Rex")])
+  }
+
+  @Test func requestBodiesReachTheStub() async throws {
+    let stub = StubTransport { request in .status(201, body: request.body ?? Data(), headers: [:]) }
+    let session = URLSession(configuration: StubURLProtocol.configuration(for: stub))
+    var urlRequest = URLRequest(url: URL(string: "https://api.example.com/v1/dogs")!)
+    urlRequest.httpMethod = "POST"
+    urlRequest.httpBody = Data(#"{"name":"Rex"}"#.utf8)
+    urlRequest.setValue("abc", forHTTPHeaderField: "X-Trace")
+    let (data, _) = try await session.data(for: urlRequest)
+    #expect(data == Data(#"{"name":"Rex"}"#.utf8))
+    let received = try await stub.nextRequest()
+    #expect(received.method == .post)
+    #expect(received.body == Data(#"{"name":"Rex"}"#.utf8))
+    #expect(received.headers["X-Trace"] == "abc")
+  }
+
+  @Test func stubErrorsReachURLSession() async throws {
+    let stub = StubTransport { _ in .notConnected }
+    let session = URLSession(configuration: StubURLProtocol.configuration(for: stub))
+    let error = try await #require(throws: URLError.self) {
+      _ = try await session.data(from: URL(string: "https://api.example.com/v1/dogs")!)
+    }
+    #expect(error.code == .notConnectedToInternet)
+  }
+
+  @Test func drivesURLSessionTransportWithTheSameStubs() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))
+    await stub.on(.get, "/v1/broken", .status(500, body: Data("down".utf8)))
+    let transport = URLSessionTransport(configuration: StubURLProtocol.configuration(for: stub))
+    let client = APIClient(baseURL: base, transport: transport)
+    #expect(try await client.send(Endpoint<[Dog]>(path: "dogs")) == [Dog(name: "Rex")])
+    let error = await #expect(throws: APIError.self) {
+      try await client.send(Endpoint<Void>(path: "broken"))
+    }
+    guard case .unacceptableStatus(let response) = error else {
+      Issue.record("expected unacceptableStatus, got \(String(describing: error))")
+      return
+    }
+    #expect(response.status == 500)
+    #expect(response.body == Data("down".utf8))
+  }
+
+  @Test func parallelSessionsNeverReachEachOthersStubs() async throws {
+    try await withThrowingTaskGroup(of: (Int, String).self) { group in
+      for index in 0..<20 {
+        group.addTask {
+          let stub = StubTransport { _ in .status(200, body: Data("stub \(index)".utf8)) }
+          let session = URLSession(configuration: StubURLProtocol.configuration(for: stub))
+          let (data, _) = try await session.data(
+            from: URL(string: "https://api.example.com/which")!)
+          return (index, String(decoding: data, as: UTF8.self))
+        }
+      }
+      for try await (index, answer) in group {
+        #expect(answer == "stub \(index)")
+      }
+    }
+  }
+}

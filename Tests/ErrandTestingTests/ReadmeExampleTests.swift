@@ -1,0 +1,69 @@
+import Errand
+import ErrandTesting
+import Foundation
+import Testing
+
+/// README's "Testing with stubs" examples, compiled and run as written.
+@Suite struct ReadmeExampleTests {
+  @Test func stubOneEndpoint() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))
+    let client = APIClient(baseURL: base, transport: stub)
+    #expect(try await client.send(Endpoint<[Dog]>(path: "dogs")) == [Dog(name: "Rex")])
+    #expect(try await stub.nextRequest().url.path == "/v1/dogs")
+  }
+
+  @Test func errorStatusKeepsItsBody() async throws {
+    let broken = APIClient(
+      baseURL: base, transport: .stub { $0.on(.get, "/v1/dogs", .status(500)) })
+    let error = await #expect(throws: APIError.self) {
+      try await broken.send(Endpoint<[Dog]>(path: "dogs"))
+    }
+    guard case .unacceptableStatus(let response) = error else {
+      Issue.record("not a status error")
+      return
+    }
+    #expect(response.status == 500)
+  }
+
+  @Test func networkFails() async throws {
+    let offline = APIClient(baseURL: base, transport: StubTransport { _ in .notConnected })
+    let failure = await #expect(throws: APIError.self) {
+      try await offline.send(Endpoint<[Dog]>(path: "dogs"))
+    }
+    guard case .transport(let underlying) = failure else {
+      Issue.record("not a transport error")
+      return
+    }
+    #expect((underlying as? URLError)?.code == .notConnectedToInternet)
+  }
+
+  @Test func retryAfterAThirtySecondDelay() async throws {
+    let clock = TestClock()
+    let flaky = StubTransport(clock: clock)
+    await flaky.on(
+      .get, "/v1/dogs",
+      .sequence([.status(503), StubResponse.fixture("dogs.json").delayed(by: .seconds(30))]))
+    let client = APIClient(baseURL: base, transport: flaky)
+    await #expect(throws: APIError.self) { try await client.send(Endpoint<[Dog]>(path: "dogs")) }
+    let retry = Task {
+      try await client.send(Endpoint<[SeedScenarioTests.FixtureDog]>(path: "dogs"))
+    }
+    await clock.waitForSleepers()
+    await clock.advance(by: .seconds(30))
+    #expect(try await retry.value.count == 3)
+  }
+
+  @Test func matchOnMoreThanThePath() async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .method(.post) && .path("/v1/dogs/{id}/photos") && .header("Authorization"), .status(201))
+    await stub.on(.method(.put) && .jsonBody(Dog(name: "Rex")), .status(204))
+    let client = APIClient(baseURL: base, transport: stub)
+    try await client.send(
+      Endpoint<Void>(method: .post, path: "dogs/7/photos", headers: ["Authorization": "Bearer t"]))
+    try await client.send(
+      Endpoint<Void>(method: .put, path: "dogs/7", body: .json(Dog(name: "Rex"))))
+    #expect(await stub.verifyAllRoutesUsed().isEmpty)
+  }
+}

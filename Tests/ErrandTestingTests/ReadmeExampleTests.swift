@@ -47,7 +47,7 @@ import Testing
     let client = APIClient(baseURL: base, transport: flaky)
     await #expect(throws: APIError.self) { try await client.send(Endpoint<[Dog]>(path: "dogs")) }
     let retry = Task {
-      try await client.send(Endpoint<[SeedScenarioTests.FixtureDog]>(path: "dogs"))
+      try await client.send(Endpoint<[Dog]>(path: "dogs"))
     }
     await clock.waitForSleepers()
     await clock.advance(by: .seconds(30))

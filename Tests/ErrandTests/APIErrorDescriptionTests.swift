@@ -122,7 +122,7 @@ import Testing
   @Test(arguments: [
     (
       "https://ann:s3cret@api.example.com/v1/dogs",
-      "GET https://ann:%3Credacted%3E@api.example.com/v1/dogs"
+      "GET https://ann:redacted@api.example.com/v1/dogs"
     ),
     ("https://api.example.com/v1/dogs", "GET https://api.example.com/v1/dogs"),
     ("https://ann@api.example.com/v1", "GET https://ann@api.example.com/v1"),

@@ -17,6 +17,8 @@ extension APIClient {
     public var acceptableStatusCodes: Range<Int>
     /// The `User-Agent` header value, `Errand/<version>` by default; `nil` sends none.
     public var userAgent: String?
+    /// Middleware every request goes through, outermost first.
+    public var middleware: [any Middleware]
 
     /// The `User-Agent` that Errand sends unless told otherwise, for example `Errand/0.1.0`.
     public static let defaultUserAgent = "Errand/\(errandVersion)"
@@ -29,10 +31,11 @@ extension APIClient {
     ///   - timeout: The longest an exchange may take unless its endpoint says otherwise.
     ///   - acceptableStatusCodes: The status codes that count as success.
     ///   - userAgent: The `User-Agent` header value, or `nil` to send none.
+    ///   - middleware: Middleware every request goes through, outermost first.
     public init(
       headers: HTTPHeaders = [:], encoder: JSONEncoder? = nil, decoder: JSONDecoder = JSONDecoder(),
       timeout: Duration? = .seconds(60), acceptableStatusCodes: Range<Int> = 200..<300,
-      userAgent: String? = Configuration.defaultUserAgent
+      userAgent: String? = Configuration.defaultUserAgent, middleware: [any Middleware] = []
     ) {
       self.headers = headers
       self.encoder = encoder ?? Self.makeDefaultEncoder()
@@ -40,6 +43,7 @@ extension APIClient {
       self.timeout = timeout
       self.acceptableStatusCodes = acceptableStatusCodes
       self.userAgent = userAgent
+      self.middleware = middleware
     }
 
     private static func makeDefaultEncoder() -> JSONEncoder {

@@ -62,15 +62,33 @@ public actor APIClient {
     let request = try makeRequest(for: endpoint)
     let context = RequestContext(
       endpoint: endpoint.description, requiresAuthentication: endpoint.requiresAuthentication,
-      sample: endpoint.sample)
-    var response = try await RequestContext.$current.withValue(context) {
-      try await exchange(request)
+      sample: endpoint.sample, isIdempotent: endpoint.isIdempotent ?? endpoint.method.isIdempotent)
+    let chain = configuration.middleware + endpoint.middleware
+    var response: HTTPResponse
+    do {
+      response = try await RequestContext.$current.withValue(context) {
+        try await run(request, through: chain[...])
+      }
+    } catch {
+      throw APIError(transportError: error, request: request)
     }
     response.url = response.url ?? request.url
     response.request = request
     try validate(response, for: endpoint)
     return Response(
       value: try decode(response, for: endpoint), response: response, request: request)
+  }
+
+  /// Send a request through the middleware chain, then the transport.
+  private nonisolated func run(
+    _ request: HTTPRequest, through chain: ArraySlice<any Middleware>
+  ) async throws -> HTTPResponse {
+    guard let first = chain.first else {
+      return try await exchange(request)
+    }
+    return try await first.intercept(request) { next in
+      try await run(next, through: chain.dropFirst())
+    }
   }
 
   /// Send a request through the transport within its timeout, mapping failures to ``APIError``.

@@ -14,16 +14,24 @@ public struct RequestContext: Sendable {
   public var requiresAuthentication: Bool
   /// The endpoint's sample response, if it has one.
   public var sample: HTTPResponse?
+  /// Whether sending the request twice is safe, so that it may be retried: the method's
+  /// idempotence unless the endpoint says otherwise.
+  public var isIdempotent: Bool
 
   /// Create a context.
   /// - Parameters:
   ///   - endpoint: The endpoint as written.
   ///   - requiresAuthentication: Whether the endpoint needs credentials.
   ///   - sample: The endpoint's sample response.
-  public init(endpoint: String, requiresAuthentication: Bool = false, sample: HTTPResponse? = nil) {
+  ///   - isIdempotent: Whether sending the request twice is safe.
+  public init(
+    endpoint: String, requiresAuthentication: Bool = false, sample: HTTPResponse? = nil,
+    isIdempotent: Bool = true
+  ) {
     self.endpoint = endpoint
     self.requiresAuthentication = requiresAuthentication
     self.sample = sample
+    self.isIdempotent = isIdempotent
   }
 
   /// The context of the request being sent in this task, or `nil` outside ``APIClient``.

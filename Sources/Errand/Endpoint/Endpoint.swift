@@ -32,6 +32,11 @@ public struct Endpoint<Value>: Sendable {
   public var decoding: ResponseDecoding<Value>
   /// The status codes that count as success for this endpoint, or `nil` for the client's.
   public var acceptableStatusCodes: Range<Int>?
+  /// Whether sending the request twice is safe, which lets retries repeat it; `nil` leaves it
+  /// to the method (`GET`, `PUT`, `DELETE`... are idempotent, `POST` and `PATCH` are not).
+  public var isIdempotent: Bool?
+  /// Middleware for this endpoint alone, run inside the client's.
+  public var middleware: [any Middleware] = []
   /// A sample response, as the real API would answer (Moya's `sampleData`); test doubles such as
   /// `StubTransport.samples()` can answer with it.
   public var sample: HTTPResponse?
@@ -61,6 +66,24 @@ public struct Endpoint<Value>: Sendable {
     self.timeout = timeout
     self.decoding = decoding
     self.acceptableStatusCodes = acceptableStatusCodes
+  }
+
+  /// A copy of this endpoint that may be retried even if its method is not idempotent, for
+  /// example a `POST` with an idempotency key.
+  /// - Returns: The changed endpoint.
+  public func retryable() -> Endpoint {
+    var copy = self
+    copy.isIdempotent = true
+    return copy
+  }
+
+  /// A copy of this endpoint with one more middleware, run inside those added before.
+  /// - Parameter middleware: The middleware.
+  /// - Returns: The changed endpoint.
+  public func adding(_ middleware: any Middleware) -> Endpoint {
+    var copy = self
+    copy.middleware.append(middleware)
+    return copy
   }
 
   /// A copy of this endpoint with a sample response.

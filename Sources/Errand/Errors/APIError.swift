@@ -31,10 +31,12 @@ public enum APIError: Error, LocalizedError {
       let urlError = underlying as? URLError
       let subject = (urlError?.errandRequest ?? urlError?.failingURL?.redactedString)
         .map { " for \($0)" }.orEmpty
-      return "The server could not be reached\(subject): \(Self.describe(underlying))"
+      let attempts = Self.attempts(urlError?.errandAttempts ?? 1)
+      return "The server could not be reached\(subject)\(attempts): \(Self.describe(underlying))"
     case .unacceptableStatus(let response):
       let subject = Self.subject(of: response).map { " \($0) with" }.orEmpty
-      return "The server answered\(subject) \(Self.status(response))."
+      return
+        "The server answered\(subject) \(Self.status(response))\(Self.attempts(response.attempts))."
         + Self.bodyPreview(response.body).map { " Body: \($0)" }.orEmpty
     case .decoding(let underlying, let response):
       let subject = Self.subject(of: response).map { " to \($0)" }.orEmpty
@@ -45,6 +47,11 @@ public enum APIError: Error, LocalizedError {
     case .cancelled:
       return "The request was cancelled."
     }
+  }
+
+  /// ` after N attempts` when there was more than one, else nothing.
+  static func attempts(_ count: Int) -> String {
+    count > 1 ? " after \(count) attempts" : ""
   }
 
   /// The status and its reason phrase, for example `HTTP 404 Not Found`.

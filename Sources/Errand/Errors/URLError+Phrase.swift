@@ -28,6 +28,21 @@ extension URLError {
     userInfo[Self.errandRequestKey] as? String
   }
 
+  /// How many attempts a retry policy made before giving up with this error, when it did.
+  var errandAttempts: Int? {
+    userInfo[Self.errandAttemptsKey] as? Int
+  }
+
+  /// The key under which Errand keeps the number of attempts.
+  static let errandAttemptsKey = "ErrandAttempts"
+
+  /// This error, noting how many attempts were made.
+  func noting(attempts: Int) -> URLError {
+    var info = userInfo
+    info[Self.errandAttemptsKey] = attempts
+    return URLError(code, userInfo: info)
+  }
+
   /// `host:port` of the failing URL, or `the server`.
   private var hostDescription: String {
     guard let url = failingURL, let host = url.host else { return "the server" }

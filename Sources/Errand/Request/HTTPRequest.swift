@@ -36,18 +36,14 @@ public struct HTTPRequest: Sendable, Hashable {
 }
 
 extension HTTPRequest: CustomStringConvertible {
-  /// The method and URL, for example `GET https://api.example.com/v1/dogs`, with any password in
-  /// the URL hidden.
+  /// The method and URL, for example `GET https://api.example.com/v1/dogs`, with a password and
+  /// secret query values (see ``Redaction/default``) hidden.
   public var description: String { "\(method) \(url.redactedString)" }
 }
 
 extension URL {
-  /// The URL as text with the password of its user information, if any, hidden.
+  /// The URL as text with its password and secret query values hidden.
   var redactedString: String {
-    guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true),
-      components.password != nil
-    else { return absoluteString }
-    components.password = HTTPHeaders.redactedValue
-    return components.string ?? absoluteString
+    Redaction.default.redact(self)
   }
 }

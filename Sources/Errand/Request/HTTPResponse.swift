@@ -2,8 +2,8 @@ import Foundation
 
 /// An HTTP response as a transport returns it: status, headers and the whole body.
 ///
-/// Equality and hashing compare status, headers, body and URL; ``request`` is context and does
-/// not take part.
+/// Equality and hashing compare status, headers, body and URL; ``request`` and ``attempts`` are
+/// context and do not take part.
 public struct HTTPResponse: Sendable, Hashable {
   /// The status code, for example `200`.
   public var status: Int
@@ -16,6 +16,8 @@ public struct HTTPResponse: Sendable, Hashable {
   /// The request that produced the response, where known; ``APIClient`` fills it in, so error
   /// messages can name the method.
   public var request: HTTPRequest?
+  /// How many times the request was sent to get this response; retries raise it above 1.
+  public var attempts = 1
 
   /// Create a response.
   /// - Parameters:

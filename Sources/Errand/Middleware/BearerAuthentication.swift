@@ -1,0 +1,136 @@
+import Foundation
+
+/// Adds `Authorization: Bearer <token>` to endpoints that need it and refreshes the token once
+/// when the server answers `401`.
+///
+/// Requests that hit `401` together share one refresh (single flight) and then each retry once
+/// with the new token; a request is never retried twice, so a server that keeps rejecting tokens
+/// cannot make it loop. A failed refresh fails every waiting request with
+/// ``AuthenticationError/refreshFailed(_:)``. At most `refreshLimit` refreshes run per
+/// `refreshWindow`; beyond that requests fail with ``AuthenticationError/refreshLimitReached(limit:window:)``.
+/// A waiting request that is cancelled stops waiting; the shared refresh goes on for the others.
+///
+/// ```swift
+/// let auth = BearerAuthentication(provider: SessionTokens(store: store))
+/// let client = APIClient(server: .production, transport: URLSessionTransport(),
+///                        configuration: .init(middleware: [auth]))
+/// ```
+public actor BearerAuthentication: Middleware {
+  private let provider: any TokenProvider
+  private let refreshLimit: Int
+  private let refreshWindow: Duration
+  private var token: String?
+  private var loaded = false
+  private var refreshing: Task<String, any Error>?
+  private var refreshTimes: [ContinuousClock.Instant] = []
+  /// Counts finished refreshes, so a request knows whether one ended after it read its token.
+  private var generation = 0
+  /// How the latest refresh ended, for requests that read their token before it.
+  private var lastOutcome: Result<String, any Error>?
+
+  /// How many refreshes have run, for metrics and tests.
+  public private(set) var refreshCount = 0
+
+  /// Create the middleware.
+  /// - Parameters:
+  ///   - provider: Supplies and refreshes the token.
+  ///   - refreshLimit: The most refreshes allowed within `refreshWindow`.
+  ///   - refreshWindow: The window for `refreshLimit`.
+  public init(
+    provider: any TokenProvider, refreshLimit: Int = 5, refreshWindow: Duration = .seconds(60)
+  ) {
+    self.provider = provider
+    self.refreshLimit = max(1, refreshLimit)
+    self.refreshWindow = refreshWindow
+  }
+
+  /// Send the request with the token when its endpoint needs one; on `401`, refresh and retry once.
+  public nonisolated func intercept(
+    _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+  ) async throws -> HTTPResponse {
+    guard RequestContext.current?.requiresAuthentication == true else {
+      return try await next(request)
+    }
+    let (sent, generation) = try await currentToken()
+    let response = try await next(authorized(request, with: sent))
+    guard response.status == 401 else { return response }
+    let fresh = try await token(replacing: sent, readAt: generation)
+    return try await next(authorized(request, with: fresh))
+  }
+
+  private nonisolated func authorized(_ request: HTTPRequest, with token: String) -> HTTPRequest {
+    var request = request
+    request.headers["Authorization"] = "Bearer \(token)"
+    return request
+  }
+
+  /// The token to send, with the refresh generation it belongs to: the cached one, else the
+  /// provider's, else a refreshed one.
+  private func currentToken() async throws -> (String, Int) {
+    if !loaded {
+      let provided = try await provider.currentToken()
+      if !loaded {
+        token = provided
+        loaded = true
+      }
+    }
+    let readAt = generation
+    if let token {
+      return (token, readAt)
+    }
+    let fresh = try await token(replacing: nil, readAt: readAt)
+    return (fresh, generation)
+  }
+
+  /// A token other than `rejected`, read at refresh generation `readAt`: the outcome of a refresh
+  /// that ended since, the refresh in progress, or a new refresh.
+  private func token(replacing rejected: String?, readAt: Int) async throws -> String {
+    if generation > readAt, let lastOutcome {
+      return try lastOutcome.get()
+    }
+    if let token, token != rejected {
+      return token
+    }
+    let refresh: Task<String, any Error>
+    if let running = refreshing {
+      refresh = running
+    } else {
+      refresh = try startRefresh()
+    }
+    return try await withDeadline(nil) { try await refresh.value }
+  }
+
+  private func startRefresh() throws -> Task<String, any Error> {
+    let now = ContinuousClock.now
+    refreshTimes.removeAll { now - $0 >= refreshWindow }
+    guard refreshTimes.count < refreshLimit else {
+      throw AuthenticationError.refreshLimitReached(limit: refreshLimit, window: refreshWindow)
+    }
+    refreshTimes.append(now)
+    refreshCount += 1
+    let provider = provider
+    let task = Task { () throws -> String in
+      do {
+        let fresh = try await provider.refreshToken()
+        self.finishRefresh(with: .success(fresh))
+        return fresh
+      } catch {
+        let failure = AuthenticationError.refreshFailed(error)
+        self.finishRefresh(with: .failure(failure))
+        throw failure
+      }
+    }
+    refreshing = task
+    return task
+  }
+
+  private func finishRefresh(with outcome: Result<String, any Error>) {
+    if case .success(let fresh) = outcome {
+      token = fresh
+      loaded = true
+    }
+    lastOutcome = outcome
+    generation += 1
+    refreshing = nil
+  }
+}

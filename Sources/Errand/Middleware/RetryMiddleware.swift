@@ -1,0 +1,94 @@
+import Foundation
+
+/// Sends a request again when it fails in a way worth retrying, waiting between attempts.
+///
+/// It retries the statuses and network failures of its ``RetryPolicy``, only for idempotent
+/// requests (see ``Endpoint/isIdempotent``), with exponential backoff and full jitter, and honours
+/// `Retry-After` in seconds or as an HTTP-date, capped by the policy. Waits run on the injected
+/// clock, so tests pass a `TestClock` and take no wall time; a cancelled task stops waiting at once.
+/// When attempts run out, the last response or error is returned, and its description says how
+/// many attempts were made.
+///
+/// ```swift
+/// let client = APIClient(baseURL: base, transport: URLSessionTransport(),
+///                        configuration: .init(middleware: [RetryMiddleware(policy: RetryPolicy(maxAttempts: 4))]))
+/// ```
+public struct RetryMiddleware: Middleware {
+  /// When and how long to wait.
+  public var policy: RetryPolicy
+  private let clock: any Clock<Duration>
+  private let now: @Sendable () -> Date
+  private let random: @Sendable (Duration) -> Duration
+
+  /// Create the middleware.
+  /// - Parameters:
+  ///   - policy: When and how long to wait.
+  ///   - clock: The clock that waits run on.
+  ///   - now: The current date, for `Retry-After` dates.
+  public init(
+    policy: RetryPolicy = RetryPolicy(), clock: any Clock<Duration> = ContinuousClock(),
+    now: @escaping @Sendable () -> Date = { Date() }
+  ) {
+    self.policy = policy
+    self.clock = clock
+    self.now = now
+    self.random = { limit in
+      let nanoseconds = limit / .nanoseconds(1)
+      return .nanoseconds(Int64(Double.random(in: 0...1) * nanoseconds))
+    }
+  }
+
+  /// Send the request, again and again while the policy allows.
+  public func intercept(
+    _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+  ) async throws -> HTTPResponse {
+    let idempotent = RequestContext.current?.isIdempotent ?? request.method.isIdempotent
+    var attempt = 1
+    while true {
+      let wait: Duration
+      do {
+        var response = try await next(request)
+        response.attempts = attempt
+        guard idempotent, attempt < policy.maxAttempts,
+          policy.retryableStatuses.contains(response.status)
+        else { return response }
+        wait = delay(beforeRetry: attempt, response: response)
+      } catch let error where idempotent && attempt < policy.maxAttempts && isRetryable(error) {
+        wait = delay(beforeRetry: attempt, response: nil)
+      } catch {
+        throw Self.noting(attempts: attempt, on: error)
+      }
+      try await clock.sleep(for: wait)
+      attempt += 1
+    }
+  }
+
+  /// The wait before the next attempt: `Retry-After` when the response has one, else backoff.
+  private func delay(beforeRetry retry: Int, response: HTTPResponse?) -> Duration {
+    if let value = response?.headers["Retry-After"], let wait = policy.retryAfter(value, now: now())
+    {
+      return wait
+    }
+    let backoff = policy.backoff(beforeRetry: retry)
+    return policy.jitter == .full ? random(backoff) : backoff
+  }
+
+  private func isRetryable(_ error: any Error) -> Bool {
+    switch error {
+    case APIError.timedOut:
+      return policy.retriesTimeouts
+    case APIError.transport(let underlying as URLError):
+      return policy.retryableErrors.contains(underlying.code)
+    default:
+      return false
+    }
+  }
+
+  /// The error with the number of attempts, where it can hold one.
+  private static func noting(attempts: Int, on error: any Error) -> any Error {
+    guard attempts > 1, case APIError.transport(let underlying as URLError) = error else {
+      return error
+    }
+    return APIError.transport(underlying.noting(attempts: attempts))
+  }
+}

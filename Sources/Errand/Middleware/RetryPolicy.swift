@@ -1,0 +1,115 @@
+import Foundation
+
+/// When and how long ``RetryMiddleware`` waits before sending a request again.
+///
+/// ```swift
+/// RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(200), retryableStatuses: [429, 503])
+/// ```
+public struct RetryPolicy: Sendable {
+  /// How backoff delays are spread out.
+  public enum Jitter: Sendable, Hashable {
+    /// A random delay between zero and the exponential backoff ("full jitter"), so that clients
+    /// that failed together do not retry together.
+    case full
+    /// Exactly the exponential backoff; for tests and for servers that ask for it.
+    case none
+  }
+
+  /// The most times a request is sent, the first included; 1 means never retry.
+  public var maxAttempts: Int
+  /// The backoff before the first retry; each later retry doubles it.
+  public var baseDelay: Duration
+  /// The longest backoff between two attempts.
+  public var maxDelay: Duration
+  /// How backoff delays are spread out.
+  public var jitter: Jitter
+  /// The statuses worth another attempt.
+  public var retryableStatuses: Set<Int>
+  /// The network failures worth another attempt.
+  public var retryableErrors: Set<URLError.Code>
+  /// Whether a request that ran out of time is tried again.
+  public var retriesTimeouts: Bool
+  /// The longest wait that a `Retry-After` header can ask for; longer requests wait this long.
+  public var maxRetryAfter: Duration
+
+  /// The statuses retried by default: 408, 429, 500, 502, 503 and 504.
+  public static let defaultRetryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
+
+  /// The network failures retried by default: lost, refused or unreachable connections and
+  /// failed name lookups.
+  public static let defaultRetryableErrors: Set<URLError.Code> = [
+    .timedOut, .networkConnectionLost, .notConnectedToInternet, .cannotConnectToHost,
+    .cannotFindHost, .dnsLookupFailed,
+  ]
+
+  /// Create a policy.
+  /// - Parameters:
+  ///   - maxAttempts: The most times a request is sent, the first included.
+  ///   - baseDelay: The backoff before the first retry, doubled for each later one.
+  ///   - maxDelay: The longest backoff between two attempts.
+  ///   - jitter: How backoff delays are spread out.
+  ///   - retryableStatuses: The statuses worth another attempt.
+  ///   - retryableErrors: The network failures worth another attempt.
+  ///   - retriesTimeouts: Whether a request that ran out of time is tried again.
+  ///   - maxRetryAfter: The longest wait a `Retry-After` header can ask for.
+  public init(
+    maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(500),
+    maxDelay: Duration = .seconds(30),
+    jitter: Jitter = .full, retryableStatuses: Set<Int> = RetryPolicy.defaultRetryableStatuses,
+    retryableErrors: Set<URLError.Code> = RetryPolicy.defaultRetryableErrors,
+    retriesTimeouts: Bool = true, maxRetryAfter: Duration = .seconds(60)
+  ) {
+    self.maxAttempts = max(1, maxAttempts)
+    self.baseDelay = baseDelay
+    self.maxDelay = maxDelay
+    self.jitter = jitter
+    self.retryableStatuses = retryableStatuses
+    self.retryableErrors = retryableErrors
+    self.retriesTimeouts = retriesTimeouts
+    self.maxRetryAfter = maxRetryAfter
+  }
+
+  /// The backoff before retry number `retry` (1 for the first retry), before jitter.
+  /// - Parameter retry: Which retry, from 1.
+  /// - Returns: `baseDelay × 2^(retry − 1)`, at most `maxDelay`.
+  public func backoff(beforeRetry retry: Int) -> Duration {
+    let exponent = min(max(retry - 1, 0), 30)
+    let delay = baseDelay * (1 << exponent)
+    return delay < maxDelay ? delay : maxDelay
+  }
+
+  /// The wait that a `Retry-After` value asks for, in seconds (`120`) or as an HTTP-date
+  /// (`Wed, 21 Oct 2015 07:28:00 GMT`), capped by ``maxRetryAfter``; `nil` when it is neither.
+  /// - Parameters:
+  ///   - value: The header value.
+  ///   - now: The current date, for HTTP-dates.
+  /// - Returns: The wait, zero for a date in the past.
+  public func retryAfter(_ value: String, now: Date) -> Duration? {
+    let trimmed = value.trimmingCharacters(in: .whitespaces)
+    let wait: Duration
+    if let seconds = Int(trimmed), seconds >= 0 {
+      wait = .seconds(seconds)
+    } else if let date = Self.httpDate(trimmed) {
+      wait = .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
+    } else {
+      return nil
+    }
+    return wait < maxRetryAfter ? wait : maxRetryAfter
+  }
+
+  /// Parse the three date forms HTTP allows (RFC 9110, section 5.6.7).
+  static func httpDate(_ text: String) -> Date? {
+    for format in [
+      "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ] {
+      let formatter = DateFormatter()
+      formatter.locale = Locale(identifier: "en_US_POSIX")
+      formatter.timeZone = TimeZone(identifier: "GMT")
+      formatter.dateFormat = format
+      if let date = formatter.date(from: text) {
+        return date
+      }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Supplies the bearer token that ``BearerAuthentication`` sends, and a new one when the server
+/// rejects it.
+///
+/// ```swift
+/// struct SessionTokens: TokenProvider {
+///   let store: TokenStore
+///   func currentToken() async throws -> String? { await store.accessToken }
+///   func refreshToken() async throws -> String { try await store.refresh() }
+/// }
+/// ```
+public protocol TokenProvider: Sendable {
+  /// The token to send now, or `nil` when there is none yet (a refresh then gets one).
+  /// - Returns: The token, without the `Bearer ` prefix.
+  func currentToken() async throws -> String?
+
+  /// Get a new token, for example with a refresh token. Errand calls it at most once at a time.
+  /// - Returns: The new token, without the `Bearer ` prefix.
+  /// - Throws: Why no token could be had; every request waiting for it fails with this error.
+  func refreshToken() async throws -> String
+}
+
+/// Why ``BearerAuthentication`` could not supply a token.
+public enum AuthenticationError: Error, LocalizedError {
+  /// The token provider failed to refresh the token.
+  case refreshFailed(any Error)
+  /// More refreshes were needed within the window than the limit allows: the server keeps
+  /// rejecting fresh tokens, so Errand stops asking instead of looping.
+  case refreshLimitReached(limit: Int, window: Duration)
+
+  /// What went wrong, with the provider's error.
+  public var errorDescription: String? {
+    switch self {
+    case .refreshFailed(let underlying):
+      return "the access token could not be refreshed: \(APIError.describe(underlying))"
+    case .refreshLimitReached(let limit, let window):
+      return "the access token was refreshed \(limit) times within \(window) and the server still "
+        + "rejects it; not refreshing again until the window passes"
+    }
+  }
+}

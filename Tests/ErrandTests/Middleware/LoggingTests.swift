@@ -1,0 +1,127 @@
+import Errand
+import ErrandTesting
+import Foundation
+import Testing
+
+@Suite struct LoggingTests {
+  static let secrets = [
+    "s3cret-token", "s3cret-cookie", "s3cret-key", "s3cret-query", "s3cret-password",
+    "s3cret-proxy",
+  ]
+
+  /// A request that carries every secret in every place.
+  static let leaky = Endpoint<Void>(
+    method: .post, path: "login",
+    query: [
+      URLQueryItem(name: "api_key", value: "s3cret-query"), URLQueryItem(name: "page", value: "2"),
+    ],
+    headers: [
+      "Authorization": "Bearer s3cret-token", "Cookie": "session=s3cret-cookie",
+      "X-Api-Key": "s3cret-key",
+      "Proxy-Authorization": "Basic s3cret-proxy",
+    ],
+    body: .json(["user": "ann", "password": "s3cret-password"]))
+
+  @Test func eventsCarryNoSecrets() async throws {
+    let events = LockedEvents()
+    let stub = StubTransport { _ in .status(200, headers: ["Set-Cookie": "id=s3cret-cookie"]) }
+    let client = APIClient(
+      baseURL: url("https://api.example.com"), transport: stub,
+      configuration: APIClient.Configuration(middleware: [LoggingMiddleware { events.append($0) }]))
+    try await client.send(Self.leaky)
+    let logged = events.all
+    #expect(logged.map(\.kind) == [.requestSent, .responseReceived])
+    let text = logged.map { "\($0.message) \($0.url) \($0.headers.description) \($0.error ?? "")" }
+      .joined(separator: "\n")
+    for secret in Self.secrets {
+      #expect(!text.contains(secret), "\(secret) leaked into: \(text)")
+    }
+    #expect(
+      logged.first?.message
+        == "→ POST https://api.example.com/login?api_key=<redacted>&page=2 (43 bytes)")
+    #expect(logged.last?.status == 200)
+    #expect(logged.last?.headers["Set-Cookie"] == "<redacted>")
+    #expect(
+      logged.last?.message.hasPrefix(
+        "← 200 POST https://api.example.com/login?api_key=<redacted>&page=2 (0 bytes, ") == true)
+  }
+
+  @Test func failuresAreLoggedWithoutSecrets() async throws {
+    let events = LockedEvents()
+    let client = APIClient(
+      baseURL: url("https://api.example.com"), transport: StubTransport { _ in .connectionLost },
+      configuration: APIClient.Configuration(middleware: [LoggingMiddleware { events.append($0) }]))
+    await #expect(throws: APIError.self) { try await client.send(Self.leaky) }
+    let failure = try #require(events.all.last)
+    #expect(failure.kind == .failed)
+    let error = try #require(failure.error)
+    #expect(error.contains("the connection was lost before the response was complete"))
+    for secret in Self.secrets {
+      #expect(!failure.message.contains(secret))
+    }
+  }
+
+  @Test func cURLCarriesNoSecrets() throws {
+    let request = try makeClient().makeRequest(for: Self.leaky)
+    let curl = request.cURLDescription
+    for secret in Self.secrets {
+      #expect(!curl.contains(secret), "\(secret) leaked into: \(curl)")
+    }
+    #expect(curl.contains(#"--data-binary '{"password":"<redacted>","user":"ann"}'"#))
+    #expect(curl.contains("-H 'Authorization: <redacted>'"))
+  }
+
+  @Test func cURLIsACommandToPaste() throws {
+    let request = HTTPRequest(
+      method: .put, url: url("https://api.example.com/v1/dogs/1"),
+      headers: ["Content-Type": "application/json", "X-Note": "it's"],
+      body: Data(#"{"name":"Rex"}"#.utf8),
+      timeout: .seconds(30))
+    #expect(
+      request.cURLDescription == """
+        curl -X PUT 'https://api.example.com/v1/dogs/1' \\
+          -H 'Content-Type: application/json' \\
+          -H 'X-Note: it'\\''s' \\
+          --data-binary '{"name":"Rex"}' \\
+          --max-time 30
+        """)
+  }
+
+  @Test(arguments: [
+    (
+      "application/x-www-form-urlencoded", "user=ann&password=s3cret&token=abc",
+      "user=ann&password=<redacted>&token=<redacted>"
+    ),
+    (
+      "application/json", #"{"a":{"refresh_token":"x","b":[{"secret":"y"}]}}"#,
+      #"{"a":{"b":[{"secret":"<redacted>"}],"refresh_token":"<redacted>"}}"#
+    ),
+    ("text/plain", "password=kept because not a form", "password=kept because not a form"),
+  ])
+  func redactsBodies(contentType: String, body: String, expected: String) {
+    let redacted = Redaction.default.redact(body: Data(body.utf8), contentType: contentType)
+    #expect(String(decoding: redacted, as: UTF8.self) == expected)
+  }
+
+  @Test func customNamesAreRedactedToo() {
+    var redaction = Redaction.default
+    redaction.headers.insert("X-Session")
+    redaction.queryParameters.insert("pin")
+    let request = HTTPRequest(
+      url: url("https://x.example/a?PIN=1234&b=2"), headers: ["x-session": "abc"])
+    let curl = request.cURLDescription(redaction: redaction)
+    #expect(
+      curl
+        == "curl -X GET 'https://x.example/a?PIN=<redacted>&b=2' \\\n  -H 'x-session: <redacted>'")
+  }
+}
+
+/// Log events collected from concurrent handlers; `@unchecked Sendable` is safe because every
+/// access holds the lock.
+final class LockedEvents: @unchecked Sendable {
+  private let lock = NSLock()
+  private var events: [LogEvent] = []
+
+  func append(_ event: LogEvent) { lock.withLock { events.append(event) } }
+  var all: [LogEvent] { lock.withLock { events } }
+}

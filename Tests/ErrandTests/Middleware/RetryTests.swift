@@ -1,0 +1,220 @@
+import Errand
+import ErrandTesting
+import Foundation
+import Testing
+
+/// One retry scenario: what the server answers, the request, the policy, and what should happen.
+struct RetryCase: Sendable, CustomTestStringConvertible {
+  var label: String
+  var answers: [StubResponse]
+  var method: HTTPMethod = .get
+  var retryable = false
+  var policy = RetryPolicy(maxAttempts: 3, baseDelay: .seconds(1), jitter: .none)
+  var attempts: Int
+  var outcome: String
+  var waited: Duration
+
+  var testDescription: String { label }
+}
+
+@Suite struct RetryTests {
+  static let cases: [RetryCase] = [
+    RetryCase(
+      label: "200 is not retried", answers: [.status(200)], attempts: 1, outcome: "ok 200",
+      waited: .zero),
+    RetryCase(
+      label: "503 then 200", answers: [.status(503), .status(200)], attempts: 2, outcome: "ok 200",
+      waited: .seconds(1)),
+    RetryCase(
+      label: "503 three times gives up after 3", answers: [.status(503)], attempts: 3,
+      outcome: "unacceptableStatus 503", waited: .seconds(3)),
+    RetryCase(
+      label: "408, 429, 500, 502, 504 are retried",
+      answers: [
+        .status(408), .status(429), .status(500), .status(502), .status(504), .status(200),
+      ],
+      policy: RetryPolicy(
+        maxAttempts: 6, baseDelay: .seconds(1), maxDelay: .seconds(4), jitter: .none),
+      attempts: 6, outcome: "ok 200", waited: .seconds(1 + 2 + 4 + 4 + 4)),
+    RetryCase(
+      label: "404 is not retried", answers: [.status(404)], attempts: 1,
+      outcome: "unacceptableStatus 404", waited: .zero),
+    RetryCase(
+      label: "400 is not retried", answers: [.status(400)], attempts: 1,
+      outcome: "unacceptableStatus 400", waited: .zero),
+    RetryCase(
+      label: "POST is not retried", answers: [.status(503), .status(200)], method: .post,
+      attempts: 1,
+      outcome: "unacceptableStatus 503", waited: .zero),
+    RetryCase(
+      label: "PATCH is not retried", answers: [.status(503), .status(200)], method: .patch,
+      attempts: 1,
+      outcome: "unacceptableStatus 503", waited: .zero),
+    RetryCase(
+      label: "POST opted in is retried", answers: [.status(503), .status(200)], method: .post,
+      retryable: true,
+      attempts: 2, outcome: "ok 200", waited: .seconds(1)),
+    RetryCase(
+      label: "PUT and DELETE are idempotent", answers: [.status(502), .status(200)],
+      method: .delete,
+      attempts: 2, outcome: "ok 200", waited: .seconds(1)),
+    RetryCase(
+      label: "connection lost is retried", answers: [.connectionLost, .status(200)], attempts: 2,
+      outcome: "ok 200",
+      waited: .seconds(1)),
+    RetryCase(
+      label: "not connected, refused, timed out are retried",
+      answers: [.notConnected, .connectionRefused, .timedOut, .status(200)],
+      policy: RetryPolicy(maxAttempts: 4, baseDelay: .milliseconds(100), jitter: .none),
+      attempts: 4,
+      outcome: "ok 200", waited: .milliseconds(100 + 200 + 400)),
+    RetryCase(
+      label: "timeouts can be left alone", answers: [.timedOut, .status(200)],
+      policy: RetryPolicy(
+        maxAttempts: 3, baseDelay: .seconds(1), jitter: .none, retriesTimeouts: false), attempts: 1,
+      outcome: "timedOut", waited: .zero),
+    RetryCase(
+      label: "other errors are not retried", answers: [.error(URLError(.badURL)), .status(200)],
+      attempts: 1,
+      outcome: "transport", waited: .zero),
+    RetryCase(
+      label: "one attempt means no retry", answers: [.status(503), .status(200)],
+      policy: RetryPolicy(maxAttempts: 1, jitter: .none), attempts: 1,
+      outcome: "unacceptableStatus 503", waited: .zero),
+    RetryCase(
+      label: "custom statuses", answers: [.status(409), .status(200)],
+      policy: RetryPolicy(
+        maxAttempts: 2, baseDelay: .seconds(2), jitter: .none, retryableStatuses: [409]),
+      attempts: 2,
+      outcome: "ok 200", waited: .seconds(2)),
+  ]
+
+  private func client(
+    _ stub: StubTransport, policy: RetryPolicy, clock: any Clock<Duration>, now: Date = Date()
+  ) -> APIClient {
+    APIClient(
+      baseURL: url("https://api.example.com"), transport: stub,
+      configuration: APIClient.Configuration(middleware: [
+        RetryMiddleware(policy: policy, clock: clock, now: { now })
+      ]))
+  }
+
+  @Test(arguments: cases)
+  func retriesAsThePolicySays(_ retry: RetryCase) async throws {
+    let stub = StubTransport()
+    await stub.on(.any, .sequence(retry.answers))
+    let clock = ImmediateClock()
+    let client = client(stub, policy: retry.policy, clock: clock)
+    var endpoint = Endpoint<Void>(method: retry.method, path: "dogs")
+    if retry.retryable {
+      endpoint = endpoint.retryable()
+    }
+    let outcome: String
+    do {
+      let response = try await client.response(for: endpoint).response
+      outcome = "ok \(response.status)"
+      #expect(response.attempts == retry.attempts)
+    } catch let error as APIError {
+      if case .unacceptableStatus(let response) = error {
+        outcome = "unacceptableStatus \(response.status)"
+      } else {
+        outcome = error.caseName
+      }
+    }
+    #expect(outcome == retry.outcome)
+    #expect(await stub.requests.count == retry.attempts)
+    #expect(clock.now == TestClock.Instant(offset: retry.waited))
+  }
+
+  @Test(arguments: [
+    ("120", Duration.seconds(300), Duration.seconds(120)),
+    ("120", .seconds(60), .seconds(60)),
+    ("0", .seconds(60), .zero),
+    ("Sat, 30 Nov 2030 12:01:30 GMT", .seconds(300), .seconds(90)),
+    ("Sat, 30 Nov 2030 13:00:00 GMT", .seconds(60), .seconds(60)),
+    ("Sat, 30 Nov 2030 11:00:00 GMT", .seconds(60), .zero),
+    ("soon", .seconds(60), .seconds(1)),
+  ])
+  func honoursRetryAfterUpToTheCap(header: String, cap: Duration, waited: Duration) async throws {
+    let now = try #require(RetryPolicyDates.noon)
+    let stub = StubTransport()
+    await stub.on(.any, .sequence([.status(503, headers: ["Retry-After": header]), .status(200)]))
+    let clock = ImmediateClock()
+    let policy = RetryPolicy(
+      maxAttempts: 2, baseDelay: .seconds(1), jitter: .none, maxRetryAfter: cap)
+    try await client(stub, policy: policy, clock: clock, now: now).send(
+      Endpoint<Void>(path: "dogs"))
+    #expect(clock.now == TestClock.Instant(offset: waited))
+  }
+
+  @Test func cancellationDuringBackoffReturnsCancelledWithoutWaiting() async throws {
+    let stub = StubTransport { _ in .status(503) }
+    let clock = TestClock()
+    let client = client(
+      stub, policy: RetryPolicy(maxAttempts: 5, baseDelay: .seconds(3600), jitter: .none),
+      clock: clock)
+    let call = Task { try await client.send(Endpoint<Void>(path: "dogs")) }
+    #expect(await clock.waitForSleepers())
+    call.cancel()
+    let error = await #expect(throws: APIError.self) { try await call.value }
+    #expect(error?.caseName == "cancelled")
+    #expect(clock.sleeperCount == 0)
+    #expect(await stub.requests.count == 1)
+  }
+
+  @Test func theFinalErrorSaysHowManyAttemptsWereMade() async throws {
+    let clock = ImmediateClock()
+    let policy = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(1), jitter: .none)
+    let statusError = await #expect(throws: APIError.self) {
+      try await client(StubTransport { _ in .status(503) }, policy: policy, clock: clock).send(
+        Endpoint<Void>(path: "d"))
+    }
+    #expect(
+      statusError?.localizedDescription
+        == "The server answered GET https://api.example.com/d with HTTP 503 Service Unavailable after 3 attempts."
+    )
+    let networkError = await #expect(throws: APIError.self) {
+      try await client(StubTransport { _ in .connectionLost }, policy: policy, clock: clock).send(
+        Endpoint<Void>(path: "d"))
+    }
+    #expect(
+      networkError?.localizedDescription
+        == "The server could not be reached for GET https://api.example.com/d after 3 attempts: the connection "
+        + "was lost before the response was complete (URLError -1005).")
+  }
+
+  @Test(arguments: [(1, 1), (2, 2), (3, 4), (4, 8), (5, 10), (40, 10)])
+  func backoffDoublesUpToTheMaximum(retry: Int, seconds: Int) {
+    let policy = RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(10))
+    #expect(policy.backoff(beforeRetry: retry) == .seconds(seconds))
+  }
+
+  @Test func fullJitterStaysWithinTheBackoff() async throws {
+    let stub = StubTransport { _ in .status(503) }
+    let clock = ImmediateClock()
+    let policy = RetryPolicy(
+      maxAttempts: 50, baseDelay: .seconds(1), maxDelay: .seconds(2), jitter: .full)
+    await #expect(throws: APIError.self) {
+      try await client(stub, policy: policy, clock: clock).send(Endpoint<Void>(path: "d"))
+    }
+    let waited = clock.now.offset
+    #expect(waited > .zero)
+    #expect(waited < .seconds(1 + 2 * 48))
+    #expect(waited != .seconds(1 + 2 * 48))
+  }
+}
+
+enum RetryPolicyDates {
+  /// 30 November 2030, 12:00:00 GMT.
+  static let noon = RetryPolicy.httpDateForTests("Sat, 30 Nov 2030 12:00:00 GMT")
+}
+
+extension RetryPolicy {
+  static func httpDateForTests(_ text: String) -> Date? {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+    return formatter.date(from: text)
+  }
+}

@@ -39,7 +39,9 @@ actor Tokens: TokenProvider {
   }
 
   func open() {
-    gate.forEach { $0.resume() }
+    for waiter in gate {
+      waiter.resume()
+    }
     gate = []
   }
 

@@ -23,7 +23,9 @@ import Testing
         defer { waiters = [] }
         return waiters
       }
-      waiting.forEach { $0.resume() }
+      for waiter in waiting {
+        waiter.resume()
+      }
     }
 
     func first() async -> (onQueue: Bool, result: Result<Value, APIError>) {

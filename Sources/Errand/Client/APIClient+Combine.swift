@@ -1,0 +1,45 @@
+#if canImport(Combine)
+  import Combine
+
+  extension APIClient {
+    /// A publisher that sends the endpoint's request when subscribed, then publishes its value
+    /// or fails with its ``APIError``.
+    /// - Parameter endpoint: What to call and how to read the answer.
+    /// - Returns: The publisher; each subscription sends the request again.
+    public nonisolated func publisher<Value: Sendable>(for endpoint: Endpoint<Value>)
+      -> AnyPublisher<Value, APIError>
+    {
+      Deferred {
+        Future<Value, APIError> { promise in
+          let fulfil = Fulfil(promise)
+          Task {
+            do {
+              fulfil(.success(try await self.send(endpoint)))
+            } catch let error as APIError {
+              fulfil(.failure(error))
+            } catch {
+              fulfil(.failure(.transport(error)))
+            }
+          }
+        }
+      }
+      .eraseToAnyPublisher()
+    }
+  }
+
+  /// A `Future` promise carried into the task that fulfils it.
+  ///
+  /// `@unchecked Sendable` is safe: Combine's `Future` promise may be called from any thread, and
+  /// the task calls it exactly once.
+  private struct Fulfil<Value>: @unchecked Sendable {
+    let promise: (Result<Value, APIError>) -> Void
+
+    init(_ promise: @escaping (Result<Value, APIError>) -> Void) {
+      self.promise = promise
+    }
+
+    func callAsFunction(_ result: Result<Value, APIError>) {
+      promise(result)
+    }
+  }
+#endif

@@ -1,0 +1,35 @@
+import Errand
+import ErrandTesting
+import Foundation
+import Testing
+
+/// README's "Authentication, retries and logging" client, built as written and exercised.
+@Suite struct ReadmeMiddlewareExampleTests {
+  struct SessionTokens: TokenProvider {
+    func currentToken() async throws -> String? { "expired" }
+    func refreshToken() async throws -> String { "fresh" }
+  }
+
+  @Test func clientWithAuthRetriesAndLogging() async throws {
+    let lines = LockedList()
+    let stub = StubTransport()
+    await stub.on(.header("Authorization", "Bearer expired"), .status(401))
+    await stub.on(.get, "/v1/me", .sequence([.status(503), .json(Dog(name: "Rex"))]))
+    let client = APIClient(
+      baseURL: url("https://api.example.com/v1"), transport: stub,
+      configuration: .init(middleware: [
+        LoggingMiddleware { event in lines.append(event.message) },
+        RetryMiddleware(policy: RetryPolicy(maxAttempts: 4, jitter: .none), clock: .immediate),
+        BearerAuthentication(provider: SessionTokens()),
+      ]))
+    #expect(
+      try await client.send(Endpoint<Dog>(path: "me", requiresAuthentication: true))
+        == Dog(name: "Rex"))
+    #expect(
+      await stub.requests.compactMap { $0.headers["Authorization"] } == [
+        "Bearer expired", "Bearer fresh", "Bearer fresh",
+      ])
+    #expect(lines.all.count == 2)
+    #expect(lines.all.first == "→ GET https://api.example.com/v1/me")
+  }
+}

@@ -1,0 +1,197 @@
+import Errand
+import Foundation
+
+/// Recorded HTTP exchanges, as stored in a cassette file: pretty JSON with a stable key order,
+/// bodies as JSON when they are compact JSON, as text when they are UTF-8, and as base64 otherwise,
+/// so that every body replays byte for byte.
+struct Cassette: Equatable, Sendable {
+  /// The format version this Errand writes and reads.
+  static let version = 1
+
+  /// One request and the response it got.
+  struct Exchange: Equatable, Sendable {
+    var request: HTTPRequest
+    var response: HTTPResponse
+  }
+
+  var exchanges: [Exchange] = []
+
+  // MARK: Reading
+
+  /// Read a cassette file.
+  static func load(from url: URL) throws(CassetteError) -> Cassette {
+    let path = url.path
+    guard FileManager.default.fileExists(atPath: path) else { throw .fileNotFound(path: path) }
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      throw .malformed(path: path, reason: "it cannot be read (\(error.localizedDescription))")
+    }
+    let document: JSONValue
+    do {
+      document = try JSONValue.parse(data)
+    } catch {
+      throw .invalidJSON(path: path, line: error.line, column: error.column, reason: error.reason)
+    }
+    guard case .number(let raw)? = document["version"], let version = Int(raw) else {
+      throw .malformed(path: path, reason: "it has no \"version\" number")
+    }
+    guard version == Self.version else {
+      throw .unsupportedVersion(path: path, found: version, supported: Self.version)
+    }
+    guard case .array(let items)? = document["exchanges"] else {
+      throw .malformed(path: path, reason: "it has no \"exchanges\" array")
+    }
+    var cassette = Cassette()
+    for (index, item) in items.enumerated() {
+      do {
+        cassette.exchanges.append(try Exchange(item))
+      } catch {
+        throw .malformed(path: path, reason: "exchanges[\(index)].\(error.field) \(error.problem)")
+      }
+    }
+    return cassette
+  }
+
+  // MARK: Writing
+
+  /// The file's text.
+  var text: String {
+    JSONValue.object([
+      .init(key: "version", value: .number(String(Self.version))),
+      .init(key: "recordedWith", value: .string("Errand")),
+      .init(key: "exchanges", value: .array(exchanges.map(\.json))),
+    ]).pretty + "\n"
+  }
+
+  /// Write the file atomically, creating folders as needed.
+  func save(to url: URL) throws(CassetteError) {
+    do {
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: url, options: .atomic)
+    } catch {
+      throw .unwritable(path: url.path, reason: error.localizedDescription)
+    }
+  }
+}
+
+/// A field of an exchange that is missing or wrong.
+struct ExchangeFieldError: Error {
+  var field: String
+  var problem: String
+}
+
+extension Cassette.Exchange {
+  var json: JSONValue {
+    .object([
+      .init(
+        key: "request",
+        value: .object(
+          [
+            .init(key: "method", value: .string(request.method.rawValue)),
+            .init(key: "url", value: .string(request.url.absoluteString)),
+            .init(key: "headers", value: Self.json(request.headers)),
+          ] + Self.bodyMember(request.body ?? Data()))),
+      .init(
+        key: "response",
+        value: .object(
+          [
+            .init(key: "status", value: .number(String(response.status))),
+            .init(key: "headers", value: Self.json(response.headers)),
+          ] + Self.bodyMember(response.body))),
+    ])
+  }
+
+  init(_ json: JSONValue) throws(ExchangeFieldError) {
+    guard let request = json["request"] else {
+      throw ExchangeFieldError(field: "request", problem: "is missing")
+    }
+    guard let response = json["response"] else {
+      throw ExchangeFieldError(field: "response", problem: "is missing")
+    }
+    guard case .string(let method)? = request["method"] else {
+      throw ExchangeFieldError(field: "request.method", problem: "must be a string")
+    }
+    guard case .string(let address)? = request["url"], let url = URL(string: address) else {
+      throw ExchangeFieldError(field: "request.url", problem: "must be a URL string")
+    }
+    guard case .number(let raw)? = response["status"], let status = Int(raw) else {
+      throw ExchangeFieldError(field: "response.status", problem: "must be a number")
+    }
+    let requestBody = try Self.body(request["body"], field: "request.body")
+    self.request = HTTPRequest(
+      method: HTTPMethod(rawValue: method), url: url,
+      headers: try Self.headers(request["headers"], field: "request.headers"),
+      body: requestBody.isEmpty ? nil : requestBody)
+    self.response = HTTPResponse(
+      status: status, headers: try Self.headers(response["headers"], field: "response.headers"),
+      body: try Self.body(response["body"], field: "response.body"), url: url)
+  }
+
+  private static func json(_ headers: HTTPHeaders) -> JSONValue {
+    .array(headers.fields.map { .array([.string($0.name), .string($0.value)]) })
+  }
+
+  private static func headers(_ json: JSONValue?, field: String) throws(ExchangeFieldError)
+    -> HTTPHeaders
+  {
+    guard let json else { return [:] }
+    guard case .array(let pairs) = json else {
+      throw ExchangeFieldError(field: field, problem: "must be an array of [name, value] pairs")
+    }
+    var headers = HTTPHeaders()
+    for pair in pairs {
+      guard case .array(let parts) = pair, parts.count == 2, case .string(let name) = parts[0],
+        case .string(let value) = parts[1]
+      else {
+        throw ExchangeFieldError(field: field, problem: "must be an array of [name, value] pairs")
+      }
+      headers.add(name, value)
+    }
+    return headers
+  }
+
+  /// `"body": {"json": ...}` for compact JSON, `{"text": ...}` for UTF-8, `{"base64": ...}` else;
+  /// nothing for an empty body.
+  private static func bodyMember(_ body: Data) -> [JSONValue.Member] {
+    guard !body.isEmpty else { return [] }
+    let form: JSONValue.Member
+    if let value = try? JSONValue.parse(body), value.isContainer, Data(value.compact.utf8) == body {
+      form = .init(key: "json", value: value)
+    } else if let text = String(data: body, encoding: .utf8) {
+      form = .init(key: "text", value: .string(text))
+    } else {
+      form = .init(key: "base64", value: .string(body.base64EncodedString()))
+    }
+    return [.init(key: "body", value: .object([form]))]
+  }
+
+  private static func body(_ json: JSONValue?, field: String) throws(ExchangeFieldError) -> Data {
+    guard let json else { return Data() }
+    if let value = json["json"] {
+      return Data(value.compact.utf8)
+    }
+    if case .string(let text)? = json["text"] {
+      return Data(text.utf8)
+    }
+    if case .string(let encoded)? = json["base64"] {
+      guard let data = Data(base64Encoded: encoded) else {
+        throw ExchangeFieldError(field: field, problem: "has base64 that does not decode")
+      }
+      return data
+    }
+    throw ExchangeFieldError(field: field, problem: "must hold \"json\", \"text\" or \"base64\"")
+  }
+}
+
+extension JSONValue {
+  /// Whether the value is an object or an array.
+  var isContainer: Bool {
+    switch self {
+    case .object, .array: true
+    default: false
+    }
+  }
+}

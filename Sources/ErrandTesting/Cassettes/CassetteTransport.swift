@@ -1,0 +1,228 @@
+import Errand
+import Foundation
+
+#if canImport(Testing)
+  import Testing
+#endif
+
+/// Records real HTTP exchanges into a cassette file and replays them, so that a test written once
+/// against a real API runs offline ever after (as Python's vcrpy does).
+///
+/// ```swift
+/// // Records on the first run (the file does not exist yet), replays on every later run.
+/// let cassette = CassetteTransport(named: "dogs", mode: .once, upstream: URLSessionTransport())
+/// let client = APIClient(baseURL: URL(string: "https://api.example.com/v1")!, transport: cassette)
+/// let dogs = try await client.send(Endpoint<[Dog]>(path: "dogs"))
+/// ```
+///
+/// Secrets never reach the file: headers, query values and JSON or form body fields named by the
+/// ``Redaction`` are written as `<redacted>` (and a redacted query value matches any value on
+/// replay). Each recorded exchange plays once unless `allowsRepeats` is set;
+/// ``verifyAllPlayed()`` reports exchanges that were never asked for.
+public actor CassetteTransport: Transport {
+  /// When to record and when to replay.
+  public enum Mode: Sendable, Hashable {
+    /// Record if the cassette does not exist, else replay only.
+    case once
+    /// Replay only; a missing cassette or an unmatched request is an error.
+    case none
+    /// Always record, replacing the cassette.
+    case all
+    /// Replay what the cassette holds and record requests it does not.
+    case newEpisodes
+  }
+
+  /// What a request must share with a recorded one to be answered by it.
+  public struct Matching: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: Int
+
+    /// Create from raw bits.
+    /// - Parameter rawValue: The bits.
+    public init(rawValue: Int) {
+      self.rawValue = rawValue
+    }
+
+    /// The method.
+    public static let method = Matching(rawValue: 1 << 0)
+    /// The URL path.
+    public static let path = Matching(rawValue: 1 << 1)
+    /// The query items, in any order; a recorded `<redacted>` value matches any value.
+    public static let query = Matching(rawValue: 1 << 2)
+    /// The recorded headers (other than `<redacted>` ones and `User-Agent`), which the request
+    /// must also carry.
+    public static let headers = Matching(rawValue: 1 << 3)
+    /// The body (JSON compared by content).
+    public static let body = Matching(rawValue: 1 << 4)
+    /// Method, path and query.
+    public static let `default`: Matching = [.method, .path, .query]
+  }
+
+  /// The cassette file.
+  public nonisolated let url: URL
+  /// When to record and when to replay.
+  public nonisolated let mode: Mode
+  private let upstream: (any Transport)?
+  private let matching: Matching
+  private let redaction: Redaction
+  private let allowsRepeats: Bool
+  private let location: StubTransport.Location
+
+  private var cassette: Cassette?
+  private var played: [Bool] = []
+  private var recording = false
+
+  /// Create a cassette transport for a file.
+  /// - Parameters:
+  ///   - url: The cassette file.
+  ///   - mode: When to record and when to replay.
+  ///   - upstream: The transport that records go through; needed by every mode but `.none`.
+  ///   - matching: What a request must share with a recorded one.
+  ///   - redaction: Which secrets to write as `<redacted>`.
+  ///   - allowsRepeats: Whether a recorded exchange may answer more than once.
+  ///   - fileID: Where the transport is created, for ``verifyAllPlayed()``.
+  ///   - filePath: Where the transport is created.
+  ///   - line: Where the transport is created.
+  ///   - column: Where the transport is created.
+  public init(
+    url: URL, mode: Mode = .once, upstream: (any Transport)? = nil, matching: Matching = .default,
+    redaction: Redaction = .default, allowsRepeats: Bool = false, fileID: String = #fileID,
+    filePath: String = #filePath, line: Int = #line, column: Int = #column
+  ) {
+    self.url = url
+    self.mode = mode
+    self.upstream = upstream
+    self.matching = matching
+    self.redaction = redaction
+    self.allowsRepeats = allowsRepeats
+    self.location = StubTransport.Location(
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Create a cassette transport for `cassettes/<name>.json` in the `Fixtures/` folder above the
+  /// calling file.
+  /// - Parameters:
+  ///   - name: The cassette's name, without `.json`.
+  ///   - mode: When to record and when to replay.
+  ///   - upstream: The transport that records go through.
+  ///   - matching: What a request must share with a recorded one.
+  ///   - redaction: Which secrets to write as `<redacted>`.
+  ///   - allowsRepeats: Whether a recorded exchange may answer more than once.
+  ///   - fileID: Where the transport is created.
+  ///   - filePath: Where the transport is created; `Fixtures/` is searched above it.
+  ///   - line: Where the transport is created.
+  ///   - column: Where the transport is created.
+  public init(
+    named name: String, mode: Mode = .once, upstream: (any Transport)? = nil,
+    matching: Matching = .default,
+    redaction: Redaction = .default, allowsRepeats: Bool = false, fileID: String = #fileID,
+    filePath: String = #filePath, line: Int = #line, column: Int = #column
+  ) {
+    let folder =
+      (try? Fixtures.nearest(to: filePath).directory)
+      ?? URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures")
+    self.init(
+      url: folder.appendingPathComponent("cassettes").appendingPathComponent("\(name).json"),
+      mode: mode,
+      upstream: upstream, matching: matching, redaction: redaction, allowsRepeats: allowsRepeats,
+      fileID: fileID, filePath: filePath, line: line, column: column)
+  }
+
+  /// Answer from the cassette, or send upstream and record, as the mode says.
+  /// - Parameter request: The request.
+  /// - Returns: The recorded or fresh response.
+  /// - Throws: ``CassetteError`` for a missing, invalid or unmatched cassette; the upstream's
+  ///   errors, which are not recorded.
+  public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let cassette = try prepare()
+    if !recording || mode == .newEpisodes, let index = match(request, in: cassette) {
+      played[index] = true
+      var response = cassette.exchanges[index].response
+      response.url = request.url
+      return response
+    }
+    guard recording else {
+      throw CassetteError.noMatch(
+        request: request.description, path: url.path,
+        recorded: cassette.exchanges.enumerated().map { index, exchange in
+          "\(exchange.request.method) \(exchange.request.url.absoluteString)\(played[index] ? " (played)" : "")"
+        })
+    }
+    guard let upstream else { throw CassetteError.noUpstream(path: url.path) }
+    let response = try await upstream.send(request)
+    try record(Cassette.Exchange(request: request, response: response))
+    return response
+  }
+
+  /// The recorded exchanges that no request has played, as `METHOD URL`.
+  public var unplayedExchanges: [String] {
+    guard let cassette else { return [] }
+    return zip(cassette.exchanges, played).filter { !$0.1 }.map {
+      "\($0.0.request.method) \($0.0.request.url.absoluteString)"
+    }
+  }
+
+  /// Report recorded exchanges that were never played, as a Swift Testing issue at the line that
+  /// created this transport when Swift Testing runs the test.
+  /// - Returns: The unplayed exchanges.
+  @discardableResult
+  public func verifyAllPlayed() -> [String] {
+    let unplayed = unplayedExchanges
+    #if canImport(Testing)
+      if !unplayed.isEmpty {
+        Issue.record(
+          Comment(
+            rawValue: "Cassette \(url.lastPathComponent) has unplayed exchanges:\n"
+              + unplayed.joined(separator: "\n")),
+          sourceLocation: SourceLocation(
+            fileID: location.fileID, filePath: location.filePath, line: location.line,
+            column: location.column))
+      }
+    #endif
+    return unplayed
+  }
+
+  // MARK: Private
+
+  /// Load the cassette on first use and decide whether this run records.
+  private func prepare() throws(CassetteError) -> Cassette {
+    if let cassette {
+      return cassette
+    }
+    let exists = FileManager.default.fileExists(atPath: url.path)
+    let loaded: Cassette
+    switch mode {
+    case .none:
+      loaded = try Cassette.load(from: url)
+    case .once:
+      recording = !exists
+      loaded = exists ? try Cassette.load(from: url) : Cassette()
+    case .all:
+      recording = true
+      loaded = Cassette()
+    case .newEpisodes:
+      recording = true
+      loaded = exists ? try Cassette.load(from: url) : Cassette()
+    }
+    cassette = loaded
+    played = Array(repeating: false, count: loaded.exchanges.count)
+    return loaded
+  }
+
+  private func record(_ exchange: Cassette.Exchange) throws(CassetteError) {
+    var updated = cassette ?? Cassette()
+    updated.exchanges.append(CassetteRedaction(redaction).redact(exchange))
+    try updated.save(to: url)
+    cassette = updated
+    played.append(true)
+  }
+
+  private func match(_ request: HTTPRequest, in cassette: Cassette) -> Int? {
+    let rule = CassetteMatchRule(matching)
+    return cassette.exchanges.indices.first { index in
+      (allowsRepeats || !played[index])
+        && rule.matches(recorded: cassette.exchanges[index].request, request)
+    }
+  }
+}

@@ -16,9 +16,10 @@ import Foundation
 /// ```
 ///
 /// It is installed through the session configuration, never with `URLProtocol.registerClass`.
-/// Every configuration gets a protocol class of its own that knows only its stub, so two tests
-/// running in parallel never reach each other's stubs. Request bodies reach the stub even when
-/// URLSession turns them into a stream.
+/// Every configuration gets a protocol class of its own that knows only its stub (and keeps it
+/// alive), so two tests running in parallel never reach each other's stubs, and a session made
+/// for a stub never reaches the network. Request bodies reach the stub even when URLSession
+/// turns them into a stream.
 public class StubURLProtocol: URLProtocol {
   private var running: Task<Void, Never>?
 
@@ -40,10 +41,11 @@ public class StubURLProtocol: URLProtocol {
     StubURLProtocolRegistry.stub(for: self)
   }
 
-  /// Whether this class handles the request: HTTP and HTTPS, while its stub exists.
+  /// Whether this class handles the request: every HTTP and HTTPS request, so that a session
+  /// made for a stub never reaches the network.
   override public class func canInit(with request: URLRequest) -> Bool {
     guard let scheme = request.url?.scheme?.lowercased() else { return false }
-    return ["http", "https"].contains(scheme) && stub != nil
+    return ["http", "https"].contains(scheme)
   }
 
   /// The request unchanged.
@@ -127,25 +129,23 @@ private struct ClientConnection: @unchecked Sendable {
 
 /// Gives each configuration a protocol class of its own and remembers which stub it answers from.
 enum StubURLProtocolRegistry {
-  private struct Entry {
-    weak var stub: StubTransport?
-  }
-
-  private static let state = Locked((next: 1, entries: [ObjectIdentifier: Entry]()))
+  /// Protocol classes and their stubs. Each stub stays alive as long as the process, because a
+  /// session configuration cannot say when it is done with its protocol class; a test creates
+  /// one or two, so this costs little and a session never finds its stub gone.
+  private static let state = Locked((next: 1, entries: [ObjectIdentifier: StubTransport]()))
 
   /// A fresh protocol class that answers from `stub`.
   static func register(_ stub: StubTransport) -> StubURLProtocol.Type {
     state.withLock { state in
       let type = slot(state.next, SlotEnd.self)
       state.next += 1
-      state.entries = state.entries.filter { $0.value.stub != nil }
-      state.entries[ObjectIdentifier(type)] = Entry(stub: stub)
+      state.entries[ObjectIdentifier(type)] = stub
       return type
     }
   }
 
   static func stub(for type: AnyClass) -> StubTransport? {
-    state.withLock { $0.entries[ObjectIdentifier(type)]?.stub }
+    state.withLock { $0.entries[ObjectIdentifier(type)] }
   }
 
   /// A distinct subclass for each number, spelled in binary with generic tags.

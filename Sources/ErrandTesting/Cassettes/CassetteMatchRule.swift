@@ -50,11 +50,17 @@ struct CassetteMatchRule {
     return true
   }
 
-  /// Every recorded header (but redacted ones and `User-Agent`) is on the live request.
+  /// Every recorded header but `User-Agent` is on the live request with the same value; a
+  /// redacted one needs only to be present.
   private func headersMatch(_ recorded: HTTPHeaders, _ live: HTTPHeaders) -> Bool {
     recorded.fields.allSatisfy { field in
-      field.value == HTTPHeaders.redactedValue || field.name.lowercased() == "user-agent"
-        || live.values(for: field.name).contains(field.value)
+      if field.name.lowercased() == "user-agent" {
+        return true
+      }
+      if field.value == HTTPHeaders.redactedValue {
+        return live.contains(field.name)
+      }
+      return live.values(for: field.name).contains(field.value)
     }
   }
 

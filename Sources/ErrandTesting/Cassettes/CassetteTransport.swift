@@ -49,8 +49,8 @@ public actor CassetteTransport: Transport {
     public static let path = Matching(rawValue: 1 << 1)
     /// The query items, in any order; a recorded `<redacted>` value matches any value.
     public static let query = Matching(rawValue: 1 << 2)
-    /// The recorded headers (other than `<redacted>` ones and `User-Agent`), which the request
-    /// must also carry.
+    /// The recorded headers but `User-Agent`, which the request must also carry (a `<redacted>`
+    /// one with any value).
     public static let headers = Matching(rawValue: 1 << 3)
     /// The body (JSON compared by content).
     public static let body = Matching(rawValue: 1 << 4)

@@ -1,0 +1,183 @@
+import Errand
+import Foundation
+
+/// The checks every ``Transport`` must pass, run against an httpbin-compatible server: statuses
+/// passed through, headers and bodies byte-exact, empty and large bodies, failures thrown and
+/// cancellation honoured.
+///
+/// A transport author runs them in a few lines:
+///
+/// ```swift
+/// @Test(arguments: TransportConformance.checks)
+/// func myTransportConforms(_ check: TransportConformance.Check) async throws {
+///   try await check.run(MyTransport(), httpbin: URL(string: "http://127.0.0.1:8080")!)
+/// }
+/// ```
+///
+/// `StubTransport.httpbin()` answers the same endpoints without a network.
+public enum TransportConformance {
+  /// One check.
+  public struct Check: Sendable, CustomStringConvertible {
+    /// What it checks, for example `status codes pass through`.
+    public let description: String
+    let body: @Sendable (any Transport, URL, URL) async throws -> Void
+
+    /// Run the check.
+    /// - Parameters:
+    ///   - transport: The transport under test.
+    ///   - httpbin: The base URL of an httpbin-compatible server.
+    ///   - unreachable: A URL where nothing listens; `http://127.0.0.1:9` by default.
+    /// - Throws: ``ConformanceFailure`` saying what the transport did wrong.
+    public func run(
+      _ transport: any Transport, httpbin: URL,
+      unreachable: URL = URL(string: "http://127.0.0.1:9/")!
+    ) async throws(ConformanceFailure) {
+      do {
+        try await body(transport, httpbin, unreachable)
+      } catch let failure as ConformanceFailure {
+        throw failure
+      } catch {
+        throw ConformanceFailure("\(description): \(error)")
+      }
+    }
+  }
+
+  /// Every check.
+  public static let checks: [Check] = [
+    Check(description: "status codes pass through") { transport, base, _ in
+      for status in [200, 201, 202, 204, 400, 401, 404, 418, 500, 503] {
+        let response = try await send(
+          transport, HTTPRequest(url: base.appendingPathComponent("status/\(status)")))
+        try expect(
+          response.status == status, "GET /status/\(status) came back as \(response.status)")
+      }
+    },
+    Check(description: "request headers arrive byte for byte") { transport, base, _ in
+      let value = "tab\tseparated; quoted=\"yes\"; unicode? no, ASCII only"
+      let response = try await send(
+        transport,
+        HTTPRequest(url: base.appendingPathComponent("headers"), headers: ["X-Errand-Check": value])
+      )
+      let echoed = try object(response.body)["headers"] as? [String: Any]
+      try expect(
+        echoed?["X-Errand-Check"] as? String == value,
+        "X-Errand-Check came back as \(String(describing: echoed?["X-Errand-Check"]))")
+    },
+    Check(description: "request bodies arrive byte for byte") { transport, base, _ in
+      let body = "{\"name\":\"Rex 🐕\",\"note\":\"line\\nbreak\"}"
+      let request = HTTPRequest(
+        method: .post, url: base.appendingPathComponent("anything"),
+        headers: ["Content-Type": "application/json"],
+        body: Data(body.utf8))
+      let echoed = try object(try await send(transport, request).body)["data"] as? String
+      try expect(echoed == body, "POST /anything echoed \(String(describing: echoed))")
+    },
+    Check(description: "response bodies arrive byte for byte") { transport, base, _ in
+      try await expectRange(transport, base, count: 1024)
+    },
+    Check(description: "large response bodies arrive whole") { transport, base, _ in
+      try await expectRange(transport, base, count: 100 * 1024)
+    },
+    Check(description: "empty bodies stay empty") { transport, base, _ in
+      let response = try await send(
+        transport, HTTPRequest(url: base.appendingPathComponent("status/204")))
+      try expect(
+        response.status == 204 && response.body.isEmpty,
+        "GET /status/204 gave \(response.body.count) bytes")
+    },
+    Check(description: "network failures are thrown") { transport, _, unreachable in
+      do {
+        let response = try await transport.send(HTTPRequest(url: unreachable, timeout: .seconds(5)))
+        throw ConformanceFailure(
+          "a request to \(unreachable.absoluteString) returned \(response.status) instead of throwing"
+        )
+      } catch let failure as ConformanceFailure {
+        throw failure
+      } catch {
+        let mapped = ContractCase.Failure(APIErrorMapping.map(error))
+        try expect(mapped == .transport, "the error \(error) maps to \(mapped), not transport")
+      }
+    },
+    Check(description: "cancellation is honoured") { transport, base, _ in
+      let request = HTTPRequest(url: base.appendingPathComponent("delay/10"))
+      let call = Task { try await transport.send(request) }
+      try? await Task.sleep(for: .milliseconds(200))
+      let start = ContinuousClock.now
+      call.cancel()
+      let result = await call.result
+      let elapsed = ContinuousClock.now - start
+      guard case .failure(let error) = result else {
+        throw ConformanceFailure("a cancelled request to /delay/10 returned a response")
+      }
+      try expect(
+        ContractCase.Failure(APIErrorMapping.map(error)) == .cancelled,
+        "a cancelled request threw \(error)")
+      try expect(elapsed < .seconds(2), "a cancelled request took \(elapsed) to end")
+    },
+  ]
+
+  private static func send(_ transport: any Transport, _ request: HTTPRequest) async throws
+    -> HTTPResponse
+  {
+    do {
+      return try await transport.send(request)
+    } catch {
+      throw ConformanceFailure("\(request) threw \(error)")
+    }
+  }
+
+  private static func expectRange(_ transport: any Transport, _ base: URL, count: Int) async throws
+  {
+    let response = try await send(
+      transport, HTTPRequest(url: base.appendingPathComponent("range/\(count)")))
+    let alphabet = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+    let expected = Data((0..<count).map { alphabet[$0 % 26] })
+    try expect(
+      response.body == expected, "GET /range/\(count) gave \(response.body.count) bytes that differ"
+    )
+  }
+
+  private static func object(_ body: Data) throws -> [String: Any] {
+    guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+      throw ConformanceFailure(
+        "the body is not a JSON object: \(String(decoding: body.prefix(200), as: UTF8.self))")
+    }
+    return object
+  }
+
+  private static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    if !condition {
+      throw ConformanceFailure(message())
+    }
+  }
+}
+
+/// What a transport did wrong in a ``TransportConformance`` check.
+public struct ConformanceFailure: Error, CustomStringConvertible {
+  /// What went wrong.
+  public var description: String
+
+  init(_ description: String) {
+    self.description = description
+  }
+}
+
+/// Maps a transport's error as ``APIClient`` does.
+enum APIErrorMapping {
+  static func map(_ error: any Error) -> APIError {
+    if let error = error as? APIError {
+      return error
+    }
+    if error is CancellationError {
+      return .cancelled
+    }
+    if let urlError = error as? URLError {
+      switch urlError.code {
+      case .cancelled: return .cancelled
+      case .timedOut: return .timedOut
+      default: return .transport(urlError)
+      }
+    }
+    return .transport(error)
+  }
+}

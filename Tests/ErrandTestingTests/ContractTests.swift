@@ -1,0 +1,151 @@
+import Errand
+import ErrandTesting
+import Foundation
+import Testing
+
+enum DogsContract {
+  static let base = URL(string: "https://api.dogs.example/v1")!
+
+  static let contract = Contract(
+    "Dogs API",
+    [
+      .returns("list dogs", Endpoint<[Dog]>(path: "dogs"), [Dog(name: "Rex"), Dog(name: "Bella")]),
+      .returns(
+        "one dog in an envelope", Endpoint<Dog>(path: "dogs/1", decoding: .envelope()),
+        Dog(name: "Rex"),
+        answer: .status(200, body: Data(#"{"result":{"name":"Rex"}}"#.utf8))),
+      .status("unknown dog", Endpoint<Dog>(path: "dogs/999"), 404, body: Data("no such dog".utf8)),
+      .fails("broken JSON", Endpoint<Dog>(path: "dogs/bad"), with: .decoding),
+      .fails("offline", Endpoint<Dog>(path: "dogs/offline"), with: .transport),
+    ])
+}
+
+@Suite struct ContractTests {
+  @Test(arguments: DogsContract.contract.cases)
+  func theContractsOwnStubHonoursEveryCase(_ row: ContractCase) async throws {
+    try await row.verify(
+      against: DogsContract.contract.stub(baseURL: DogsContract.base), baseURL: DogsContract.base)
+  }
+
+  @Test func appCodeRunsOnTheStub() async throws {
+    let client = APIClient(
+      baseURL: DogsContract.base, transport: DogsContract.contract.stub(baseURL: DogsContract.base))
+    #expect(try await client.send(Endpoint<[Dog]>(path: "dogs")).map(\.name) == ["Rex", "Bella"])
+    let error = await #expect(throws: APIError.self) {
+      try await client.send(Endpoint<Dog>(path: "dogs/999"))
+    }
+    guard case .unacceptableStatus(let response) = error else {
+      Issue.record("expected unacceptableStatus, got \(String(describing: error))")
+      return
+    }
+    #expect(response.status == 404)
+    #expect(response.body == Data("no such dog".utf8))
+  }
+
+  @Test func aServerThatChangedIsReportedCaseByCase() async throws {
+    let changed = StubTransport()
+    await changed.on(.get, "/v1/dogs", .json([Dog(name: "Rex"), Dog(name: "Kuma")]))
+    await changed.on(
+      .get, "/v1/dogs/1", .status(200, body: Data(#"{"result":{"name":"Rex"}}"#.utf8)))
+    await changed.on(.get, "/v1/dogs/999", .status(410, body: Data("gone".utf8)))
+    await changed.on(.get, "/v1/dogs/bad", .json(Dog(name: "fine now")))
+    await changed.on(.get, "/v1/dogs/offline", .connectionLost)
+    let violations = await DogsContract.contract.violations(
+      against: changed, baseURL: DogsContract.base)
+    #expect(violations.map(\.caseName) == ["list dogs", "unknown dog", "broken JSON"])
+    #expect(
+      violations.first?.description == """
+        Contract case "list dogs" is not honoured:
+          [
+            {
+              "name" : "Rex"
+            },
+            {
+        -     "name" : "Bella"
+        +     "name" : "Kuma"
+            }
+          ]
+        """)
+    #expect(
+      violations.dropFirst().first?.description == """
+        Contract case "unknown dog" is not honoured:
+        - status 404
+        - body no such dog
+        + status 410
+        + body gone
+        """)
+    #expect(
+      violations.last?.description == """
+        Contract case "broken JSON" is not honoured:
+        - fails with decoding
+        + succeeded with Dog(name: "fine now")
+        """)
+  }
+
+  @Test func casesReadAsTheirNames() {
+    #expect(
+      DogsContract.contract.cases.map(\.testDescription) == [
+        "list dogs", "one dog in an envelope", "unknown dog", "broken JSON", "offline",
+      ])
+    #expect(DogsContract.contract.cases[2].description == "unknown dog: status 404")
+  }
+}
+
+/// README's three-case contract, used both ways.
+@Suite struct ReadmeContractExampleTests {
+  static let base = URL(string: "https://api.example.com/v1")!
+  static let dogsAPI = Contract(
+    "Dogs API",
+    [
+      .returns("list dogs", Endpoint<[Dog]>(path: "dogs"), [Dog(name: "Rex")]),
+      .status("unknown dog", Endpoint<Dog>(path: "dogs/999"), 404),
+      .fails("broken JSON", Endpoint<Dog>(path: "dogs/bad"), with: .decoding),
+    ])
+
+  @Test func appTestRunsOnTheStub() async throws {
+    let client = APIClient(baseURL: Self.base, transport: Self.dogsAPI.stub(baseURL: Self.base))
+    #expect(try await client.send(Endpoint<[Dog]>(path: "dogs")) == [Dog(name: "Rex")])
+  }
+
+  @Test(arguments: dogsAPI.cases)
+  func apiHonoursTheContract(_ row: ContractCase) async throws {
+    let server = StubTransport()  // stands in for URLSessionTransport() against the real API
+    await server.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))
+    await server.on(.get, "/v1/dogs/999", .status(404))
+    await server.on(.get, "/v1/dogs/bad", .invalidJSON)
+    try await row.verify(against: server, baseURL: Self.base)
+  }
+}
+
+@Suite struct TransportConformanceTests {
+  @Test(arguments: TransportConformance.checks)
+  func theHTTPBinStubConforms(_ check: TransportConformance.Check) async throws {
+    try await check.run(StubTransport.httpbin(), httpbin: URL(string: "http://httpbin.test")!)
+  }
+
+  @Test(arguments: TransportConformance.checks)
+  func urlSessionOverStubURLProtocolConforms(_ check: TransportConformance.Check) async throws {
+    let transport = URLSessionTransport(
+      configuration: StubURLProtocol.configuration(for: .httpbin()))
+    try await check.run(transport, httpbin: URL(string: "http://httpbin.test")!)
+  }
+
+  @Test func aBrokenTransportIsToldWhatIsWrong() async throws {
+    struct AlwaysOK: Transport {
+      func send(_ request: HTTPRequest) async throws -> HTTPResponse { HTTPResponse(status: 200) }
+    }
+    let statuses = try #require(
+      TransportConformance.checks.first { $0.description == "status codes pass through" })
+    let error = try await #require(throws: ConformanceFailure.self) {
+      try await statuses.run(AlwaysOK(), httpbin: URL(string: "http://httpbin.test")!)
+    }
+    #expect(error.description == "GET /status/201 came back as 200")
+    let failures = try #require(
+      TransportConformance.checks.first { $0.description == "network failures are thrown" })
+    let thrown = try await #require(throws: ConformanceFailure.self) {
+      try await failures.run(AlwaysOK(), httpbin: URL(string: "http://httpbin.test")!)
+    }
+    #expect(
+      thrown.description == "a request to http://127.0.0.1:9/ returned 200 instead of throwing")
+  }
+}

@@ -62,18 +62,19 @@ public struct ContractCase: Sendable, CustomStringConvertible {
     ContractCase(
       name: name, expectation: "returns \(Rendering.json(value))",
       makeRequest: { try $0.makeRequest(for: endpoint) }, endpointHeaders: endpoint.headers,
-      answer: answer ?? .json(value)
-    ) { client in
-      do {
-        let actual = try await client.send(endpoint)
-        return actual == value
-          ? nil : .init(expected: Rendering.prettyJSON(value), actual: Rendering.prettyJSON(actual))
-      } catch {
-        return .init(
-          expected: "the value\n" + Rendering.prettyJSON(value),
-          actual: Rendering.outcome(of: error))
-      }
-    }
+      answer: answer ?? .json(value),
+      check: { client in
+        do {
+          let actual = try await client.send(endpoint)
+          return actual == value
+            ? nil
+            : .init(expected: Rendering.prettyJSON(value), actual: Rendering.prettyJSON(actual))
+        } catch {
+          return .init(
+            expected: "the value\n" + Rendering.prettyJSON(value),
+            actual: Rendering.outcome(of: error))
+        }
+      })
   }
 
   /// The API answers this status (and, when given, exactly this body), whatever the endpoint
@@ -99,18 +100,18 @@ public struct ContractCase: Sendable, CustomStringConvertible {
     return ContractCase(
       name: name, expectation: "status \(status)", makeRequest: { try $0.makeRequest(for: raw) },
       endpointHeaders: endpoint.headers,
-      answer: .status(status, body: body ?? Data())
-    ) { client in
-      do {
-        let response = try await client.response(for: raw).response
-        let actual =
-          "status \(response.status)"
-          + (body == nil ? "" : "\nbody \(Rendering.text(response.body))")
-        return actual == expected ? nil : .init(expected: expected, actual: actual)
-      } catch {
-        return .init(expected: expected, actual: Rendering.outcome(of: error))
-      }
-    }
+      answer: .status(status, body: body ?? Data()),
+      check: { client in
+        do {
+          let response = try await client.response(for: raw).response
+          let actual =
+            "status \(response.status)"
+            + (body == nil ? "" : "\nbody \(Rendering.text(response.body))")
+          return actual == expected ? nil : .init(expected: expected, actual: actual)
+        } catch {
+          return .init(expected: expected, actual: Rendering.outcome(of: error))
+        }
+      })
   }
 
   /// The call fails with this kind of ``APIError``. Stubs answer with a response that produces it.
@@ -136,18 +137,18 @@ public struct ContractCase: Sendable, CustomStringConvertible {
     return ContractCase(
       name: name, expectation: "fails with \(failure.rawValue)",
       makeRequest: { try $0.makeRequest(for: endpoint) }, endpointHeaders: endpoint.headers,
-      answer: answer
-    ) { client in
-      let expected = "fails with \(failure.rawValue)"
-      do {
-        let value = try await client.send(endpoint)
-        return .init(expected: expected, actual: "succeeded with \(value)")
-      } catch let error as APIError where Failure(error) == failure {
-        return nil
-      } catch {
-        return .init(expected: expected, actual: Rendering.outcome(of: error))
-      }
-    }
+      answer: answer,
+      check: { client in
+        let expected = "fails with \(failure.rawValue)"
+        do {
+          let value = try await client.send(endpoint)
+          return .init(expected: expected, actual: "succeeded with \(value)")
+        } catch let error as APIError where Failure(error) == failure {
+          return nil
+        } catch {
+          return .init(expected: expected, actual: Rendering.outcome(of: error))
+        }
+      })
   }
 
   /// Run the case with a client and throw ``ContractViolation`` when the answer differs.

@@ -22,6 +22,7 @@ import Foundation
 /// turns them into a stream.
 public class StubURLProtocol: URLProtocol {
   private var running: Task<Void, Never>?
+  private var connection: ClientConnection?
 
   /// A configuration whose sessions answer every HTTP request from `stub`.
   /// - Parameters:
@@ -56,6 +57,7 @@ public class StubURLProtocol: URLProtocol {
   /// Ask the stub and hand its answer to URLSession.
   override public func startLoading() {
     let connection = ClientConnection(self)
+    self.connection = connection
     guard let stub = Self.stub else {
       connection.fail(URLError(.resourceUnavailable))
       return
@@ -72,7 +74,7 @@ public class StubURLProtocol: URLProtocol {
         let response = try await stub.send(request)
         connection.deliver(response, for: request.url)
       } catch is CancellationError {
-        connection.fail(URLError(.cancelled))
+        // Only stopLoading cancels this task; URLSession reports the cancellation itself.
       } catch {
         connection.fail(error)
       }
@@ -81,6 +83,7 @@ public class StubURLProtocol: URLProtocol {
 
   /// Stop a delayed or hanging answer.
   override public func stopLoading() {
+    connection?.close()
     running?.cancel()
   }
 }
@@ -88,10 +91,15 @@ public class StubURLProtocol: URLProtocol {
 /// A protocol instance and its client, handed to the task that answers.
 ///
 /// `@unchecked Sendable` is safe: the task only calls `URLProtocolClient` methods, which
-/// swift-corelibs-foundation dispatches onto its own queues; on Apple platforms the calls are
-/// performed on the run loop of the thread that started loading, as URLSession expects.
-private struct ClientConnection: @unchecked Sendable {
+/// swift-corelibs-foundation dispatches onto its own queues, and only under `gate` while the
+/// connection is open; `close()` takes the same gate, so once `stopLoading` returns the client is
+/// never called again (URLSession traps on calls for a task it has let go). On Apple platforms
+/// the calls are performed on the run loop of the thread that started loading, as URLSession
+/// expects.
+private final class ClientConnection: @unchecked Sendable {
   let owner: URLProtocol
+  private let gate = NSLock()
+  private var open = true
   #if !canImport(FoundationNetworking)
     let runLoop = RunLoop.current
   #endif
@@ -100,8 +108,13 @@ private struct ClientConnection: @unchecked Sendable {
     self.owner = owner
   }
 
+  /// Stop every later call to the client.
+  func close() {
+    gate.withLock { open = false }
+  }
+
   func deliver(_ response: HTTPResponse, for url: URL) {
-    perform {
+    perform { [self] in
       guard let head = response.httpURLResponse(for: response.url ?? url) else {
         owner.client?.urlProtocol(owner, didFailWithError: URLError(.badServerResponse))
         return
@@ -115,14 +128,21 @@ private struct ClientConnection: @unchecked Sendable {
   }
 
   func fail(_ error: any Error) {
-    perform { owner.client?.urlProtocol(owner, didFailWithError: error) }
+    perform { [self] in owner.client?.urlProtocol(owner, didFailWithError: error) }
   }
 
   private func perform(_ work: @escaping @Sendable () -> Void) {
+    let guarded: @Sendable () -> Void = { [self] in
+      gate.withLock {
+        if open {
+          work()
+        }
+      }
+    }
     #if canImport(FoundationNetworking)
-      work()
+      guarded()
     #else
-      runLoop.perform(work)
+      runLoop.perform(guarded)
     #endif
   }
 }

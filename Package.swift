@@ -13,7 +13,15 @@ let package = Package(
     .target(name: "ErrandTesting", dependencies: ["Errand"]),
     // Test support, not a product: a scripted HTTP/1.1 server on 127.0.0.1.
     .target(name: "LoopbackServer", dependencies: ["Errand"]),
+    // The example a newcomer runs first: `swift run dogpatch`.
+    .target(
+      name: "DogPatch", dependencies: ["Errand", "ErrandTesting"],
+      path: "Examples/DogPatch/Sources/DogPatch"),
+    .executableTarget(
+      name: "dogpatch", dependencies: ["DogPatch", "ErrandTesting"],
+      path: "Examples/DogPatch/Sources/dogpatch"),
     .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTesting"]),
+    .testTarget(name: "DogPatchTests", dependencies: ["DogPatch", "Errand", "ErrandTesting"]),
     .testTarget(name: "ErrandTestingTests", dependencies: ["Errand", "ErrandTesting"]),
     .testTarget(
       name: "IntegrationTests", dependencies: ["Errand", "ErrandTesting", "LoopbackServer"]),

@@ -120,12 +120,27 @@ public final class LoopbackServer: Sendable {
     return state.withLock { condition($0) }
   }
 
-  /// A port on 127.0.0.1 that nothing listens on, for connection-refused tests.
-  /// - Returns: The port, free at the moment of the call.
+}
+
+/// A port on 127.0.0.1 that refuses connections for as long as this value lives: bound, so no
+/// other server can take it, but not listening.
+public final class RefusingPort: Sendable {
+  /// The port.
+  public let port: UInt16
+  private let fd: Int32
+
+  /// Reserve a port.
   /// - Throws: When no port can be bound.
-  public static func unusedPort() throws -> UInt16 {
-    let (fd, port) = try Socket.makeListener()
+  public init() throws {
+    (fd, port) = try Socket.makeBound()
+  }
+
+  deinit {
     Socket.release(fd)
-    return port
+  }
+
+  /// `http://127.0.0.1:<port>`.
+  public var url: URL {
+    URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
   }
 }

@@ -21,6 +21,18 @@ enum Socket {
   static func makeListener(port: UInt16 = 0, backlog: Int32 = 128) throws -> (
     fd: Int32, port: UInt16
   ) {
+    let (fd, bound) = try makeBound(port: port)
+    guard listen(fd, backlog) == 0 else {
+      let code = errno
+      close(fd)
+      throw Failure(call: "listen", code: code)
+    }
+    return (fd, bound)
+  }
+
+  /// A TCP socket bound to 127.0.0.1 at `port` (0 for any free port) that does not listen:
+  /// connections to it are refused, and no other socket can take the port while it is open.
+  static func makeBound(port: UInt16 = 0) throws -> (fd: Int32, port: UInt16) {
     #if canImport(Glibc)
       let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -43,11 +55,6 @@ enum Socket {
       let code = errno
       close(fd)
       throw Failure(call: "bind", code: code)
-    }
-    guard listen(fd, backlog) == 0 else {
-      let code = errno
-      close(fd)
-      throw Failure(call: "listen", code: code)
     }
     return (fd, try localPort(fd))
   }

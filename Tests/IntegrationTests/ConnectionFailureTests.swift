@@ -6,8 +6,9 @@ import Testing
 /// Broken connections surface as `.transport` with the URLError that explains them.
 @Suite struct ConnectionFailureTests {
   @Test func connectionRefused() async throws {
-    let port = try LoopbackServer.unusedPort()
-    let client = liveClient(URL(string: "http://127.0.0.1:\(port)")!)
+    let refusing = try RefusingPort()
+    let port = refusing.port
+    let client = liveClient(refusing.url)
     let error = await apiError { _ = try await client.send(Endpoint<Data>(path: "dogs")) }
     let underlying = try #require(error?.underlyingURLError)
     #expect(underlying.code == .cannotConnectToHost)

@@ -1,0 +1,31 @@
+import DogPatch
+import ErrandTesting
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+let command: DogPatchCommand
+do {
+  command = try DogPatchCommand.parse(Array(CommandLine.arguments.dropFirst()))
+} catch .help {
+  print(DogPatchCommand.usage)
+  exit(0)
+} catch .message(let message) {
+  FileHandle.standardError.write(Data("dogpatch: \(message) (see dogpatch --help)\n".utf8))
+  exit(2)
+}
+
+let cassette =
+  (try? Fixtures.nearest(to: #filePath).url("cassettes/dogpatch.json"))
+  ?? URL(fileURLWithPath: "Fixtures/cassettes/dogpatch.json")
+let (output, succeeded) = await command.run(cassette: cassette)
+if succeeded {
+  print(output, terminator: "")
+} else {
+  FileHandle.standardError.write(Data(output.utf8))
+  exit(1)
+}

@@ -1,6 +1,6 @@
 import Errand
 
-/// Routes collected before a ``StubTransport`` exists, for ``Transport/stub(delay:clock:_:)``.
+/// Routes collected before a ``StubTransport`` exists, for `Transport/stub(delay:clock:_:)`.
 public struct StubRoutes: Sendable {
   var routes: [StubTransport.Route] = []
 

@@ -1,7 +1,7 @@
 import Errand
 import Foundation
 
-/// A ``Transport`` that answers from routes registered by the test, without a network.
+/// A `Transport` that answers from routes registered by the test, without a network.
 ///
 /// Each instance has its own routes, journal and clock, so parallel tests never share state.
 ///

@@ -16,7 +16,7 @@ import Foundation
 /// ```
 ///
 /// Secrets never reach the file: headers, query values and JSON or form body fields named by the
-/// ``Redaction`` are written as `<redacted>` (and a redacted query value matches any value on
+/// `Redaction` are written as `<redacted>` (and a redacted query value matches any value on
 /// replay). Each recorded exchange plays once unless `allowsRepeats` is set;
 /// ``verifyAllPlayed()`` reports exchanges that were never asked for.
 public actor CassetteTransport: Transport {

@@ -11,17 +11,17 @@ import Foundation
 public struct ContractCase: Sendable, CustomStringConvertible {
   /// The kinds of failure a case can expect.
   public enum Failure: String, Sendable, Hashable, CaseIterable {
-    /// ``APIError/invalidRequest(_:)``.
+    /// `APIError/invalidRequest(_:)`.
     case invalidRequest
-    /// ``APIError/transport(_:)``.
+    /// `APIError/transport(_:)`.
     case transport
-    /// ``APIError/unacceptableStatus(_:)``.
+    /// `APIError/unacceptableStatus(_:)`.
     case unacceptableStatus
-    /// ``APIError/decoding(_:_:)``.
+    /// `APIError/decoding(_:_:)`.
     case decoding
-    /// ``APIError/timedOut``.
+    /// `APIError/timedOut`.
     case timedOut
-    /// ``APIError/cancelled``.
+    /// `APIError/cancelled`.
     case cancelled
 
     init(_ error: APIError) {
@@ -114,7 +114,7 @@ public struct ContractCase: Sendable, CustomStringConvertible {
       })
   }
 
-  /// The call fails with this kind of ``APIError``. Stubs answer with a response that produces it.
+  /// The call fails with this kind of `APIError`. Stubs answer with a response that produces it.
   /// - Parameters:
   ///   - name: The name shown in test reports.
   ///   - endpoint: The call.

@@ -1,7 +1,7 @@
 import Errand
 import Foundation
 
-/// The checks every ``Transport`` must pass, run against an httpbin-compatible server: statuses
+/// The checks every `Transport` must pass, run against an httpbin-compatible server: statuses
 /// passed through, headers and bodies byte-exact, empty and large bodies, failures thrown and
 /// cancellation honoured.
 ///

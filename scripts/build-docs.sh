@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Build the DocC archives for Errand and ErrandTesting with the toolchain's `docc`, from symbol
+# graphs that SwiftPM dumps itself (no plugin, no package dependency). Documentation warnings are
+# errors. Archives land in .build/docs/<Module>.doccarchive.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+graphs="$(swift package dump-symbol-graph --minimum-access-level public 2>&1 | sed -n 's/^Files written to //p')"
+[ -d "$graphs" ] || { echo "no symbol graphs were written" >&2; exit 1; }
+
+for module in Errand ErrandTesting; do
+  dir=".build/docs/symbol-graphs/$module"
+  rm -rf "$dir" ".build/docs/$module.doccarchive"
+  mkdir -p "$dir"
+  cp "$graphs/$module.symbols.json" "$dir/"
+  for extension in "$graphs/$module@"*.symbols.json; do
+    [ -e "$extension" ] && cp "$extension" "$dir/"
+  done
+  docc convert "Sources/$module/$module.docc" \
+    --additional-symbol-graph-dir "$dir" \
+    --output-path ".build/docs/$module.doccarchive" \
+    --fallback-display-name "$module" \
+    --fallback-bundle-identifier "org.errand.$module" \
+    --warnings-as-errors
+  echo "built .build/docs/$module.doccarchive"
+done

@@ -9,6 +9,21 @@ import Foundation
 func withDeadline<Value: Sendable>(
   _ timeout: Duration?, _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
+  guard let timeout else { return try await operation() }
+  return try await withDeadline(timeout: timeout, cancellable: operation)
+}
+
+/// Run `operation` until it finishes or the calling task is cancelled, returning at once on
+/// cancellation even if the operation is slow to notice (it goes on in the background).
+func withCancellation<Value: Sendable>(
+  _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+  try await withDeadline(timeout: nil, cancellable: operation)
+}
+
+private func withDeadline<Value: Sendable>(
+  timeout: Duration?, cancellable operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
   let race = Race<Value>()
   return try await withTaskCancellationHandler {
     try await withCheckedThrowingContinuation { continuation in
@@ -22,11 +37,11 @@ func withDeadline<Value: Sendable>(
       }
       race.onFinish { work.cancel() }
       if let timeout {
-        // A Dispatch timer, not a sleeping task, so that a busy cooperative pool cannot delay it.
-        // Once the race is decided it does nothing, and the race holds no outcome by then.
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.seconds) {
-          race.finish(.failure(APIError.timedOut))
-        }
+        // A Dispatch timer, not a sleeping task, so that a busy cooperative pool cannot delay it;
+        // one shared timer for all deadlines, and a decided race drops its handler.
+        let scheduler = DeadlineScheduler.shared
+        let id = scheduler.schedule(after: timeout) { race.finish(.failure(APIError.timedOut)) }
+        race.onFinish { scheduler.cancel(id) }
       }
     }
   } onCancel: {

@@ -97,7 +97,7 @@ public actor BearerAuthentication: Middleware {
     } else {
       refresh = try startRefresh()
     }
-    return try await withDeadline(nil) { try await refresh.value }
+    return try await withCancellation { try await refresh.value }
   }
 
   private func startRefresh() throws -> Task<String, any Error> {

@@ -1,0 +1,59 @@
+import Errand
+import Foundation
+
+/// `errand-benchmarks --url http://127.0.0.1:PORT/dogs.json [--seconds S] [--rounds R] [--output FILE]`
+var arguments = CommandLine.arguments.dropFirst()
+var options: [String: String] = [:]
+while let key = arguments.popFirst() {
+  options[key] = arguments.popFirst() ?? ""
+}
+guard let address = options["--url"], let url = URL(string: address) else {
+  FileHandle.standardError.write(Data("usage: errand-benchmarks --url http://127.0.0.1:PORT/dogs.json [--seconds S] [--rounds R] [--output FILE]\n".utf8))
+  exit(2)
+}
+let seconds = Double(options["--seconds"] ?? "") ?? 2
+let rounds = Int(options["--rounds"] ?? "") ?? 5
+let concurrencies = [1, 8, 32, 128]
+
+let throughput = await Throughput.run(url: url, concurrencies: concurrencies, rounds: rounds, seconds: seconds)
+let overhead = try await Overhead.run(iterations: 20_000, rounds: 5)
+let decoding = try await Decoding.run(rounds: 9)
+
+var report = """
+  # Errand benchmarks
+
+  \(ISO8601DateFormatter().string(from: Date())), \(ProcessInfo.processInfo.activeProcessorCount) cores, \
+  release build, server: \(options["--server"] ?? url.absoluteString); medians of \(rounds) interleaved \
+  rounds of \(format(seconds, decimals: 1)) s each.
+
+  ## Throughput of a small JSON GET (requests per second, fetch and decode)
+
+  | Concurrency | URLSession default | URLSession, Errand's configuration | Errand | Errand / same config | Errand / default | URLSessionTransport alone |
+  | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+
+  """
+for concurrency in concurrencies {
+  let row = throughput[concurrency] ?? [0, 0, 0, 0]
+  let (rawDefault, rawSame, errand, transportAlone) = (row[0], row[1], row[2], row[3])
+  report += "| \(concurrency) | \(format(rawDefault)) | \(format(rawSame)) | \(format(errand)) | "
+    + "\(format(errand / rawSame, decimals: 2)) | \(format(errand / rawDefault, decimals: 2)) | \(format(transportAlone)) |\n"
+}
+report += """
+
+  ## Client overhead over a stub transport (ns per request)
+
+  | Stub called directly | Through APIClient.send (60 s timeout) | Through APIClient.send (no timeout) | Overhead | Overhead, no timeout |
+  | ---: | ---: | ---: | ---: | ---: |
+  | \(format(overhead.direct)) | \(format(overhead.client)) | \(format(overhead.clientNoTimeout)) | \(format(overhead.client - overhead.direct)) | \(format(overhead.clientNoTimeout - overhead.direct)) |
+
+  ## Decoding a \(format(Double(decoding.bytes) / 1_000_000, decimals: 2)) MB JSON array
+
+  | JSONDecoder alone | Through APIClient.send | send / JSONDecoder | Two concurrent sends vs one (speedup) |
+  | ---: | ---: | ---: | ---: |
+  | \(format(decoding.decoder, decimals: 1)) MB/s | \(format(decoding.send, decimals: 1)) MB/s | \(format(decoding.send / decoding.decoder, decimals: 2)) | \(format(decoding.speedup, decimals: 2))× |
+
+  """
+print(report)
+if let output = options["--output"] {
+  try report.write(toFile: output, atomically: true, encoding: .utf8)
+}

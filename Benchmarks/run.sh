@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Measure Errand against raw URLSession in one run and write the table to Benchmarks/results.md.
+# Starts a local server on 127.0.0.1 (nginx, installed with apt-get on Debian when missing; else a
+# Python HTTP/1.1 server), builds in release mode, runs, and stops the server.
+# Usage: Benchmarks/run.sh [seconds-per-sample] [rounds]
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds="${1:-2}"
+rounds="${2:-5}"
+work="$(mktemp -d)"
+chmod 755 "$work"  # nginx workers run as another user and must read dogs.json
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+python3 - "$work/dogs.json" <<'PY'
+import json, sys
+dogs = [{"id": i, "name": f"Dog {i}", "breed": ["Labrador", "Shiba Inu", "Border Collie"][i % 3], "age": i % 15, "price": 100 + i} for i in range(10)]
+open(sys.argv[1], "w").write(json.dumps(dogs, separators=(",", ":")))
+PY
+
+if ! command -v nginx > /dev/null && [ -x /usr/sbin/nginx ]; then PATH="$PATH:/usr/sbin"; fi
+if ! command -v nginx > /dev/null && [ -f /etc/debian_version ] && command -v apt-get > /dev/null; then
+  echo "installing nginx with apt-get..." >&2
+  (apt-get install -y -q nginx-light || (apt-get update -q && apt-get install -y -q nginx-light)) > "$work/apt.log" 2>&1 \
+    || echo "apt-get could not install nginx; using the Python server" >&2
+  PATH="$PATH:/usr/sbin"
+fi
+
+if command -v nginx > /dev/null; then
+  server="nginx $(nginx -v 2>&1 | sed 's/.*nginx\///')"
+  mkdir -p "$work/logs"
+  cat > "$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 60s;
+  server {
+    listen 127.0.0.1:$port;
+    location = /dogs.json { root $work; default_type application/json; }
+  }
+}
+CONF
+  nginx -p "$work" -c "$work/nginx.conf"
+else
+  server="Python ThreadingHTTPServer (HTTP/1.1)"
+  python3 - "$work" "$port" <<'PY' &
+import http.server, sys, functools
+class Handler(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args): pass
+handler = functools.partial(Handler, directory=sys.argv[1])
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), handler).serve_forever()
+PY
+  server_pid=$!
+fi
+
+python3 - "http://127.0.0.1:$port/dogs.json" <<'PY'
+import sys, time, urllib.request
+for _ in range(100):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=1).read(); sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit("the benchmark server did not start")
+PY
+
+swift build -c release --product errand-benchmarks >&2
+.build/release/errand-benchmarks --url "http://127.0.0.1:$port/dogs.json" --seconds "$seconds" --rounds "$rounds" \
+  --server "$server" --output results.md

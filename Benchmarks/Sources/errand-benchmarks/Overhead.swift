@@ -6,11 +6,14 @@ import Foundation
 /// network does not count.
 enum Overhead {
   /// Nanoseconds per request: the stub alone, and through the client.
-  static func run(iterations: Int, rounds: Int) async throws -> (direct: Double, client: Double, clientNoTimeout: Double) {
+  static func run(iterations: Int, rounds: Int) async throws -> (
+    direct: Double, client: Double, clientNoTimeout: Double
+  ) {
     let stub = StubTransport { _ in .status(200, body: Data("{}".utf8)) }
     let base = URL(string: "https://api.example.com/v1")!
     let client = APIClient(baseURL: base, transport: stub)
-    let untimed = APIClient(baseURL: base, transport: stub, configuration: APIClient.Configuration(timeout: nil))
+    let untimed = APIClient(
+      baseURL: base, transport: stub, configuration: APIClient.Configuration(timeout: nil))
     let endpoint = Endpoint<Data>(path: "dogs")
     let request = try client.makeRequest(for: endpoint)
     var direct: [Double] = []
@@ -33,7 +36,9 @@ enum Overhead {
 
 /// Decoding a 1 MB body through `send` against `JSONDecoder` alone, and two at once against one.
 enum Decoding {
-  static func run(rounds: Int) async throws -> (bytes: Int, decoder: Double, send: Double, speedup: Double) {
+  static func run(rounds: Int) async throws -> (
+    bytes: Int, decoder: Double, send: Double, speedup: Double
+  ) {
     let body = try dogsJSON(count: 12_000)
     let stub = StubTransport { _ in .status(200, body: body) }
     let client = APIClient(baseURL: URL(string: "https://api.example.com/v1")!, transport: stub)
@@ -58,6 +63,9 @@ enum Decoding {
       pair.append(now() - start)
     }
     let megabytes = Double(body.count) / 1_000_000
-    return (body.count, megabytes / median(alone), megabytes / median(sent), 2 * median(single) / median(pair))
+    return (
+      body.count, megabytes / median(alone), megabytes / median(sent),
+      2 * median(single) / median(pair)
+    )
   }
 }

@@ -18,7 +18,8 @@ struct Dog: Codable, Sendable {
 func median(_ values: [Double]) -> Double {
   let sorted = values.sorted()
   guard !sorted.isEmpty else { return 0 }
-  return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+  return sorted.count % 2 == 1
+    ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// Seconds since some fixed point, for timing.
@@ -29,7 +30,11 @@ func now() -> Double {
 /// A JSON array of `count` dogs.
 func dogsJSON(count: Int) throws -> Data {
   try JSONEncoder().encode(
-    (0..<count).map { Dog(id: $0, name: "Dog \($0)", breed: ["Labrador", "Shiba Inu", "Border Collie"][$0 % 3], age: $0 % 15, price: 100 + Double($0 % 900)) })
+    (0..<count).map {
+      Dog(
+        id: $0, name: "Dog \($0)", breed: ["Labrador", "Shiba Inu", "Border Collie"][$0 % 3],
+        age: $0 % 15, price: 100 + Double($0 % 900))
+    })
 }
 
 /// Format a number with thousands separators and a fixed number of decimals.

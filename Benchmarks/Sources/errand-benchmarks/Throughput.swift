@@ -65,7 +65,9 @@ enum Throughput {
   }
 
   /// Medians per contender per concurrency.
-  static func run(url: URL, concurrencies: [Int], rounds: Int, seconds: Double) async -> [Int: [Double]] {
+  static func run(url: URL, concurrencies: [Int], rounds: Int, seconds: Double) async -> [Int:
+    [Double]]
+  {
     let contenders = contenders(url: url)
     for contender in contenders {
       _ = await measure(contender, concurrency: 4, seconds: 0.5)  // warm up connections and caches
@@ -77,11 +79,13 @@ enum Throughput {
         // Interleave, and rotate who goes first, so that drift affects every contender alike.
         for offset in 0..<contenders.count {
           let index = (offset + round) % contenders.count
-          samples[index].append(await measure(contenders[index], concurrency: concurrency, seconds: seconds))
+          samples[index].append(
+            await measure(contenders[index], concurrency: concurrency, seconds: seconds))
         }
       }
       results[concurrency] = samples.map(median)
-      FileHandle.standardError.write(Data("concurrency \(concurrency): \(results[concurrency]!.map { format($0) })\n".utf8))
+      FileHandle.standardError.write(
+        Data("concurrency \(concurrency): \(results[concurrency]!.map { format($0) })\n".utf8))
     }
     return results
   }

@@ -1,4 +1,5 @@
 import Errand
+import ErrandTesting
 import Foundation
 
 /// `errand-benchmarks --url http://127.0.0.1:PORT/dogs.json [--seconds S] [--rounds R] [--output FILE]`
@@ -7,15 +8,42 @@ var options: [String: String] = [:]
 while let key = arguments.popFirst() {
   options[key] = arguments.popFirst() ?? ""
 }
+if options["--profile-overhead"] != nil {
+  // For profilers: only the client-overhead loop, and its parts.
+  let client = APIClient(
+    baseURL: URL(string: "https://api.example.com/v1")!, transport: ErrandTesting.StubTransport())
+  let endpoint = Endpoint<Data>(path: "dogs")
+  let n = 50_000
+  var start = now()
+  for _ in 0..<n { _ = try client.makeRequest(for: endpoint) }
+  print("makeRequest", (now() - start) * 1e9 / Double(n), "ns")
+  let response = HTTPResponse(status: 200, body: Data("{}".utf8))
+  start = now()
+  for _ in 0..<n { _ = try client.decode(response, for: endpoint) }
+  print("decode", (now() - start) * 1e9 / Double(n), "ns")
+  start = now()
+  for _ in 0..<n { _ = URL(string: "https://api.example.com/v1/dogs") }
+  print("URL(string:)", (now() - start) * 1e9 / Double(n), "ns")
+  start = now()
+  for _ in 0..<n { _ = URLComponents(url: client.baseURL, resolvingAgainstBaseURL: true) }
+  print("URLComponents", (now() - start) * 1e9 / Double(n), "ns")
+  let r = try await Overhead.run(iterations: 20_000, rounds: 3)
+  print(r)
+  exit(0)
+}
 guard let address = options["--url"], let url = URL(string: address) else {
-  FileHandle.standardError.write(Data("usage: errand-benchmarks --url http://127.0.0.1:PORT/dogs.json [--seconds S] [--rounds R] [--output FILE]\n".utf8))
+  FileHandle.standardError.write(
+    Data(
+      "usage: errand-benchmarks --url http://127.0.0.1:PORT/dogs.json [--seconds S] [--rounds R] [--output FILE]\n"
+        .utf8))
   exit(2)
 }
 let seconds = Double(options["--seconds"] ?? "") ?? 2
 let rounds = Int(options["--rounds"] ?? "") ?? 5
 let concurrencies = [1, 8, 32, 128]
 
-let throughput = await Throughput.run(url: url, concurrencies: concurrencies, rounds: rounds, seconds: seconds)
+let throughput = await Throughput.run(
+  url: url, concurrencies: concurrencies, rounds: rounds, seconds: seconds)
 let overhead = try await Overhead.run(iterations: 20_000, rounds: 5)
 let decoding = try await Decoding.run(rounds: 9)
 
@@ -35,7 +63,8 @@ var report = """
 for concurrency in concurrencies {
   let row = throughput[concurrency] ?? [0, 0, 0, 0]
   let (rawDefault, rawSame, errand, transportAlone) = (row[0], row[1], row[2], row[3])
-  report += "| \(concurrency) | \(format(rawDefault)) | \(format(rawSame)) | \(format(errand)) | "
+  report +=
+    "| \(concurrency) | \(format(rawDefault)) | \(format(rawSame)) | \(format(errand)) | "
     + "\(format(errand / rawSame, decimals: 2)) | \(format(errand / rawDefault, decimals: 2)) | \(format(transportAlone)) |\n"
 }
 report += """

@@ -108,19 +108,29 @@ extension HTTPHeaders {
   /// Why these headers cannot be sent, or `nil` when they can: a name must be an RFC 9110 token,
   /// and a value must not hold control characters other than tab (CR or LF would inject headers).
   var validationProblem: String? {
-    let tokenCharacters = Set(
-      "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".unicodeScalars
-    )
     for field in fields {
-      if field.name.isEmpty || !field.name.unicodeScalars.allSatisfy(tokenCharacters.contains) {
+      if field.name.isEmpty || !field.name.utf8.allSatisfy(Self.isTokenByte) {
         return "the header name \"\(field.name.debugEscaped)\" is not a valid token."
       }
-      if let bad = field.value.unicodeScalars.first(where: { $0.isForbiddenInHeaderValue }) {
+      if field.value.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }),
+        let bad = field.value.unicodeScalars.first(where: { $0.isForbiddenInHeaderValue })
+      {
         return "the value of header \"\(field.name)\" contains \(bad.controlName); "
           + "header values must not contain control characters."
       }
     }
     return nil
+  }
+
+  /// RFC 9110 `tchar`: letters, digits and ``!#$%&'*+-.^_`|~``.
+  private static func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return true
+    default:
+      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
   }
 }
 

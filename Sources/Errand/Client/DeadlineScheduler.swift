@@ -62,7 +62,8 @@ final class DeadlineScheduler: @unchecked Sendable {
         }
       }
       armedFor = heap.first?.deadline ?? .max
-      timer.schedule(deadline: armedFor == .max ? .distantFuture : DispatchTime(uptimeNanoseconds: armedFor))
+      timer.schedule(
+        deadline: armedFor == .max ? .distantFuture : DispatchTime(uptimeNanoseconds: armedFor))
       return due
     }
     for handler in due {

@@ -56,13 +56,13 @@ public struct HTTPHeaders: Sendable, Hashable {
   /// - Parameter name: The field name, in any case.
   public subscript(name: String) -> String? {
     get {
-      let key = name.lowercased()
-      return fields.first { $0.name.lowercased() == key }?.value
+      fields.first { Self.sameName($0.name, name) }?.value
     }
     set {
-      let key = name.lowercased()
-      let position = fields.firstIndex { $0.name.lowercased() == key }
-      fields.removeAll { $0.name.lowercased() == key }
+      let position = fields.firstIndex { Self.sameName($0.name, name) }
+      if position != nil {
+        fields.removeAll { Self.sameName($0.name, name) }
+      }
       guard let newValue else { return }
       fields.insert(Field(name: name, value: newValue), at: position ?? fields.endIndex)
     }
@@ -72,8 +72,17 @@ public struct HTTPHeaders: Sendable, Hashable {
   /// - Parameter name: The field name, in any case.
   /// - Returns: The values, empty when the name is absent.
   public func values(for name: String) -> [String] {
-    let key = name.lowercased()
-    return fields.filter { $0.name.lowercased() == key }.map(\.value)
+    fields.filter { Self.sameName($0.name, name) }.map(\.value)
+  }
+
+  /// Whether two header names are equal ignoring ASCII case, without allocating.
+  static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+    guard lhs.utf8.count == rhs.utf8.count else { return false }
+    return zip(lhs.utf8, rhs.utf8).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
+  }
+
+  private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
   }
 
   /// Whether a field with this name is present, ignoring case.
@@ -101,10 +110,8 @@ public struct HTTPHeaders: Sendable, Hashable {
   /// of that name.
   /// - Parameter other: The fields that win.
   public mutating func merge(_ other: HTTPHeaders) {
-    var replaced: Set<String> = []
-    for field in other.fields where replaced.insert(field.name.lowercased()).inserted {
-      remove(field.name)
-    }
+    guard !other.fields.isEmpty else { return }
+    fields.removeAll { field in other.fields.contains { Self.sameName($0.name, field.name) } }
     fields.append(contentsOf: other.fields)
   }
 

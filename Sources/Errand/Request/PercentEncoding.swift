@@ -11,15 +11,20 @@ enum PercentEncoding {
 
   /// Encode `text` as UTF-8, percent-encoding every byte outside `allowed`.
   static func encode(_ text: String, allowing allowed: Set<UInt8>) -> String {
-    var result = ""
+    if text.utf8.allSatisfy(allowed.contains) {
+      return text
+    }
+    let hex = Array("0123456789ABCDEF".utf8)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count * 3)
     for byte in text.utf8 {
       if allowed.contains(byte) {
-        result.append(Character(Unicode.Scalar(byte)))
+        bytes.append(byte)
       } else {
-        result.append(percentEncoded(byte))
+        bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
       }
     }
-    return result
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// The unreserved characters (letters, digits, `-._~`) and `extra`.

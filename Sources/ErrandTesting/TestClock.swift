@@ -1,3 +1,4 @@
+import Errand
 import Foundation
 
 /// A clock that moves only when the test says so, for delays that take no wall time.

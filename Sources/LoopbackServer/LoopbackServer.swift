@@ -1,3 +1,4 @@
+import Errand
 import Foundation
 
 /// A small HTTP/1.1 server on 127.0.0.1 for tests: each test starts its own on a free port,

@@ -50,7 +50,7 @@ extension APIClient {
         } catch let error as APIError {
           result = .failure(error)
         } catch {
-          result = .failure(APIError(transportError: error, request: HTTPRequest(url: baseURL)))
+          result = .failure(APIError(transportError: error, request: nil))
         }
         queue.async { completion(result) }
       })

@@ -139,7 +139,7 @@ public actor APIClient {
 extension APIError {
   /// Map what a transport threw to the error family: cancellation, timeouts and other failures.
   /// A `URLError` gains the request's URL and method, so its description can name them.
-  init(transportError error: any Error, request: HTTPRequest) {
+  package init(transportError error: any Error, request: HTTPRequest?) {
     if let error = error as? APIError {
       self = error
     } else if error is CancellationError {
@@ -148,7 +148,7 @@ extension APIError {
       switch urlError.code {
       case .cancelled: self = .cancelled
       case .timedOut: self = .timedOut
-      default: self = .transport(urlError.adding(request))
+      default: self = .transport(request.map(urlError.adding) ?? urlError)
       }
     } else {
       self = .transport(error)

@@ -165,19 +165,6 @@ public struct ConformanceFailure: Error, CustomStringConvertible {
 /// Maps a transport's error as ``APIClient`` does.
 enum APIErrorMapping {
   static func map(_ error: any Error) -> APIError {
-    if let error = error as? APIError {
-      return error
-    }
-    if error is CancellationError {
-      return .cancelled
-    }
-    if let urlError = error as? URLError {
-      switch urlError.code {
-      case .cancelled: return .cancelled
-      case .timedOut: return .timedOut
-      default: return .transport(urlError)
-      }
-    }
-    return .transport(error)
+    APIError(transportError: error, request: nil)
   }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// ```
 ///
 /// Every failure is a thrown ``FixtureError`` that names the path tried, so tests load fixtures
-/// with `try`, never `try!`.
+/// with `try`, never a forced `try`.
 public struct Fixtures: Sendable, Hashable {
   /// The folder that holds the fixtures.
   public var directory: URL

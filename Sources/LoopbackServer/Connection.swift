@@ -31,7 +31,7 @@ struct Connection {
     let hasBody =
       request.method != "HEAD" && !(100..<200).contains(script.status)
       && ![204, 304].contains(script.status)
-    var head = "HTTP/1.1 \(script.status) \(reason(script.status))\r\n"
+    var head = "HTTP/1.1 \(script.status) \(HTTPStatus.reasonPhrase(script.status))\r\n"
     let names = Set(script.headers.map { $0.0.lowercased() })
     for (name, value) in script.headers {
       head += "\(name): \(value)\r\n"
@@ -197,20 +197,5 @@ struct Connection {
       }
     }
     return nil
-  }
-
-  private func reason(_ status: Int) -> String {
-    switch status {
-    case 200: "OK"
-    case 201: "Created"
-    case 204: "No Content"
-    case 301: "Moved Permanently"
-    case 302: "Found"
-    case 304: "Not Modified"
-    case 307: "Temporary Redirect"
-    case 404: "Not Found"
-    case 500: "Internal Server Error"
-    default: "Status"
-    }
   }
 }

@@ -24,14 +24,5 @@ func client(_ transport: any Transport) -> APIClient {
 
 extension APIError {
   /// The case name, so tests can compare errors that hold non-Equatable payloads.
-  var caseName: String {
-    switch self {
-    case .invalidRequest: "invalidRequest"
-    case .transport: "transport"
-    case .unacceptableStatus: "unacceptableStatus"
-    case .decoding: "decoding"
-    case .timedOut: "timedOut"
-    case .cancelled: "cancelled"
-    }
-  }
+  var caseName: String { ContractCase.Failure(self).rawValue }
 }

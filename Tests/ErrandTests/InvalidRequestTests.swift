@@ -28,9 +28,14 @@ import Testing
     #expect(error.invalidRequestReason == reason)
   }
 
-  @Test(arguments: ["dogs", "/v1/dogs/..."])
-  func acceptsDotsInsideSegments(path: String) throws {
-    _ = try makeClient().makeRequest(for: Endpoint<Data>(path: path))
+  @Test(arguments: [
+    ("dogs", "https://api.example.com/v1/dogs"),
+    ("/v1/dogs/...", "https://api.example.com/v1/v1/dogs/..."),
+    ("rex.jpg", "https://api.example.com/v1/rex.jpg"),
+  ])
+  func acceptsDotsInsideSegments(path: String, expected: String) throws {
+    #expect(
+      try makeClient().makeRequest(for: Endpoint<Data>(path: path)).url.absoluteString == expected)
   }
 
   @Test(arguments: [

@@ -1,4 +1,5 @@
 import Errand
+import ErrandTesting
 import Foundation
 
 /// The dog of DESIGN.md's contract.
@@ -50,16 +51,7 @@ func makeClient(
 
 extension APIError {
   /// The case name, so tests can compare errors that hold non-Equatable payloads.
-  var caseName: String {
-    switch self {
-    case .invalidRequest: "invalidRequest"
-    case .transport: "transport"
-    case .unacceptableStatus: "unacceptableStatus"
-    case .decoding: "decoding"
-    case .timedOut: "timedOut"
-    case .cancelled: "cancelled"
-    }
-  }
+  var caseName: String { ContractCase.Failure(self).rawValue }
 
   /// The reason of an `invalidRequest`, or `nil`.
   var invalidRequestReason: String? {

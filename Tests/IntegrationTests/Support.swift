@@ -1,4 +1,5 @@
 import Errand
+import ErrandTesting
 import Foundation
 import LoopbackServer
 import Testing
@@ -52,11 +53,7 @@ extension APIError {
     if case .unacceptableStatus(let response) = self { response } else { nil }
   }
 
-  var isTimedOut: Bool {
-    if case .timedOut = self { true } else { false }
-  }
+  var isTimedOut: Bool { ContractCase.Failure(self) == .timedOut }
 
-  var isCancelled: Bool {
-    if case .cancelled = self { true } else { false }
-  }
+  var isCancelled: Bool { ContractCase.Failure(self) == .cancelled }
 }

@@ -71,7 +71,7 @@ import Testing
     #expect(await server.waitForEarlyDisconnect())
   }
 
-  @Test func anAlreadyCancelledTaskSendsNothingLasting() async throws {
+  @Test func anAlreadyCancelledTaskEndsCancelled() async throws {
     let server = try LoopbackServer { _ in .text("late") }
     defer { server.stop() }
     let client = liveClient(server.baseURL)

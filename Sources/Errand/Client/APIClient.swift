@@ -63,7 +63,9 @@ public actor APIClient {
     let context = RequestContext(
       endpoint: endpoint.description, requiresAuthentication: endpoint.requiresAuthentication,
       sample: endpoint.sample, isIdempotent: endpoint.isIdempotent ?? endpoint.method.isIdempotent)
-    let chain = configuration.middleware + endpoint.middleware
+    let chain =
+      endpoint.middleware.isEmpty
+      ? configuration.middleware : configuration.middleware + endpoint.middleware
     var response: HTTPResponse
     do {
       response = try await RequestContext.$current.withValue(context) {

@@ -74,27 +74,11 @@ public struct RequestBody: Sendable {
     RequestBody { _ in Encoded(data: try form.encoded(), contentType: form.contentType) }
   }
 
-  /// Encode a form name or value as the URL Standard's application/x-www-form-urlencoded does.
+  /// Encode a form name or value as the URL Standard's application/x-www-form-urlencoded does:
+  /// spaces pass the encoder and become `+`; everything but letters, digits and `*-._` is
+  /// percent-encoded.
   static func formEncode(_ string: String) -> String {
-    var result = ""
-    for byte in string.utf8 {
-      switch byte {
-      case UInt8(ascii: " "):
-        result.append("+")
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"),
-        UInt8(ascii: "."), UInt8(ascii: "_"):
-        result.append(Character(Unicode.Scalar(byte)))
-      default:
-        result.append(percentEncoded(byte))
-      }
-    }
-    return result
+    PercentEncoding.encode(string, allowing: PercentEncoding.formComponent)
+      .replacingOccurrences(of: " ", with: "+")
   }
-}
-
-/// A byte as `%XX` with upper-case hex digits.
-func percentEncoded(_ byte: UInt8) -> String {
-  let digits = Array("0123456789ABCDEF")
-  return "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 0x0F)])"
 }

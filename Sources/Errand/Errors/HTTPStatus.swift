@@ -1,7 +1,8 @@
-/// Reason phrases for status codes, so that messages read `404 Not Found` rather than `404`.
-enum HTTPStatus {
+/// Reason phrases for status codes, so that messages read `404 Not Found` rather than `404`;
+/// shared with the package's test server.
+package enum HTTPStatus {
   /// The standard reason phrase for a status code, or its class for an unknown code.
-  static func reasonPhrase(_ status: Int) -> String {
+  package static func reasonPhrase(_ status: Int) -> String {
     if let phrase = phrases[status] {
       return phrase
     }

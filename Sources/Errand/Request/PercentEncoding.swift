@@ -9,19 +9,24 @@ enum PercentEncoding {
   /// are always encoded.
   static let queryComponent = allowedBytes("!$'()*,;:@/?")
 
+  /// Bytes a form name or value keeps before spaces become `+`: letters, digits, `*-._` and space.
+  static let formComponent = Set(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789*-._ ".utf8)
+
+  private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
   /// Encode `text` as UTF-8, percent-encoding every byte outside `allowed`.
   static func encode(_ text: String, allowing allowed: Set<UInt8>) -> String {
     if text.utf8.allSatisfy(allowed.contains) {
       return text
     }
-    let hex = Array("0123456789ABCDEF".utf8)
     var bytes: [UInt8] = []
     bytes.reserveCapacity(text.utf8.count * 3)
     for byte in text.utf8 {
       if allowed.contains(byte) {
         bytes.append(byte)
       } else {
-        bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+        bytes += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
       }
     }
     return String(decoding: bytes, as: UTF8.self)

@@ -24,7 +24,9 @@ public struct ContractCase: Sendable, CustomStringConvertible {
     /// `APIError/cancelled`.
     case cancelled
 
-    init(_ error: APIError) {
+    /// The kind of an error, for comparing errors whose payloads are not `Equatable`.
+    /// - Parameter error: The error.
+    public init(_ error: APIError) {
       switch error {
       case .invalidRequest: self = .invalidRequest
       case .transport: self = .transport

@@ -94,7 +94,7 @@ public enum TransportConformance {
       } catch let failure as ConformanceFailure {
         throw failure
       } catch {
-        let mapped = ContractCase.Failure(APIErrorMapping.map(error))
+        let mapped = ContractCase.Failure(APIError(transportError: error, request: nil))
         try expect(mapped == .transport, "the error \(error) maps to \(mapped), not transport")
       }
     },
@@ -110,7 +110,7 @@ public enum TransportConformance {
         throw ConformanceFailure("a cancelled request to /delay/10 returned a response")
       }
       try expect(
-        ContractCase.Failure(APIErrorMapping.map(error)) == .cancelled,
+        ContractCase.Failure(APIError(transportError: error, request: nil)) == .cancelled,
         "a cancelled request threw \(error)")
       try expect(elapsed < .seconds(2), "a cancelled request took \(elapsed) to end")
     },
@@ -159,12 +159,5 @@ public struct ConformanceFailure: Error, CustomStringConvertible {
 
   init(_ description: String) {
     self.description = description
-  }
-}
-
-/// Maps a transport's error as ``APIClient`` does.
-enum APIErrorMapping {
-  static func map(_ error: any Error) -> APIError {
-    APIError(transportError: error, request: nil)
   }
 }

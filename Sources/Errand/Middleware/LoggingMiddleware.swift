@@ -106,11 +106,13 @@ public struct LoggingMiddleware: Middleware {
     }
   }
 
-  /// The error's description with the request's raw URL replaced by its redacted form.
+  /// The error's description with the request's URL, raw or as error descriptions print it
+  /// (hidden by ``Redaction/default``), replaced by this middleware's redacted form.
   private func hidingSecrets(in error: any Error, of request: HTTPRequest) -> String {
     let text = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-    return text.replacingOccurrences(
-      of: request.url.absoluteString, with: redaction.redact(request.url))
+    let redacted = redaction.redact(request.url)
+    return text.replacingOccurrences(of: request.url.absoluteString, with: redacted)
+      .replacingOccurrences(of: request.url.redactedString, with: redacted)
   }
 }
 

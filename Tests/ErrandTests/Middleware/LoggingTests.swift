@@ -61,6 +61,32 @@ import Testing
     }
   }
 
+  @Test func failuresHideCustomQuerySecrets() async throws {
+    var redaction = Redaction.default
+    redaction.queryParameters.insert("pin")
+    let events = LockedEvents()
+    let client = APIClient(
+      baseURL: url("https://api.example.com"), transport: StubTransport { _ in .connectionLost },
+      configuration: APIClient.Configuration(middleware: [
+        LoggingMiddleware(redaction: redaction) { events.append($0) }
+      ]))
+    await #expect(throws: APIError.self) {
+      try await client.send(
+        Endpoint<Void>(
+          path: "unlock",
+          query: [
+            URLQueryItem(name: "token", value: "abc"), URLQueryItem(name: "pin", value: "4321"),
+          ]))
+    }
+    let failure = try #require(events.all.last)
+    #expect(failure.url == "https://api.example.com/unlock?token=<redacted>&pin=<redacted>")
+    #expect(
+      failure.error?.contains("GET https://api.example.com/unlock?token=<redacted>&pin=<redacted>")
+        == true,
+      "\(failure.error ?? "")")
+    #expect(failure.error?.contains("4321") == false)
+  }
+
   @Test func cURLCarriesNoSecrets() throws {
     let request = try makeClient().makeRequest(for: Self.leaky)
     let curl = request.cURLDescription

@@ -28,3 +28,13 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Upcoming language features every target builds with, so that code written today keeps its
+// meaning in later language modes.
+for target in package.targets {
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [
+      .enableUpcomingFeature("ExistentialAny"),
+      .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

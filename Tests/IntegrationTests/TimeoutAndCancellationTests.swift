@@ -3,6 +3,10 @@ import Foundation
 import LoopbackServer
 import Testing
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// Deadlines fire on time, and cancellation ends the call and the connection.
 @Suite struct TimeoutAndCancellationTests {
   /// How long a call took and what it threw.

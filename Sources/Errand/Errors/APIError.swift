@@ -79,7 +79,7 @@ public enum APIError: Error, LocalizedError {
     if let urlError = error as? URLError {
       return "\(urlError.phrase) (URLError \(urlError.code.rawValue))."
     }
-    return (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+    return (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
   }
 
   /// The first `limit` bytes of a body when it is text, marked when cut; `nil` when the body is

@@ -109,7 +109,7 @@ public struct LoggingMiddleware: Middleware {
   /// The error's description with the request's URL, raw or as error descriptions print it
   /// (hidden by ``Redaction/default``), replaced by this middleware's redacted form.
   private func hidingSecrets(in error: any Error, of request: HTTPRequest) -> String {
-    let text = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+    let text = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
     let redacted = redaction.redact(request.url)
     return text.replacingOccurrences(of: request.url.absoluteString, with: redacted)
       .replacingOccurrences(of: request.url.redactedString, with: redacted)

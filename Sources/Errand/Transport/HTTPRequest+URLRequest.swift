@@ -45,14 +45,6 @@ extension HTTPRequest {
   }
 }
 
-extension Duration {
-  /// The duration in seconds, as `TimeInterval` APIs want it.
-  var seconds: TimeInterval {
-    let (seconds, attoseconds) = components
-    return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-  }
-}
-
 extension Data {
   /// Read a stream to its end. A stream that fails part way gives the bytes read until then.
   init(reading stream: InputStream) {

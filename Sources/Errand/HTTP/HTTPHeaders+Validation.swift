@@ -1,0 +1,56 @@
+import Foundation
+
+extension HTTPHeaders {
+  /// Why these headers cannot be sent, or `nil` when they can: a name must be an RFC 9110 token,
+  /// and a value must not hold control characters other than tab (CR or LF would inject headers).
+  var validationProblem: String? {
+    for field in fields {
+      if field.name.isEmpty || !field.name.utf8.allSatisfy(Self.isTokenByte) {
+        return "the header name \"\(field.name.debugEscaped)\" is not a valid token."
+      }
+      if field.value.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }),
+        let bad = field.value.unicodeScalars.first(where: { $0.isForbiddenInHeaderValue })
+      {
+        return "the value of header \"\(field.name)\" contains \(bad.controlName); "
+          + "header values must not contain control characters."
+      }
+    }
+    return nil
+  }
+
+  /// RFC 9110 `tchar`: letters, digits and ``!#$%&'*+-.^_`|~``.
+  private static func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return true
+    default:
+      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
+  }
+}
+
+extension Unicode.Scalar {
+  /// Control characters other than tab, which a header value must not contain.
+  fileprivate var isForbiddenInHeaderValue: Bool {
+    (value < 0x20 && self != "\t") || value == 0x7F
+  }
+
+  /// A readable name, for example `a line feed (U+000A)`.
+  fileprivate var controlName: String {
+    let code = String(format: "U+%04X", value)
+    switch self {
+    case "\r": return "a carriage return (\(code))"
+    case "\n": return "a line feed (\(code))"
+    case "\0": return "a NUL character (\(code))"
+    default: return "the control character \(code)"
+    }
+  }
+}
+
+extension String {
+  /// The string with control characters escaped, safe to put in a message.
+  fileprivate var debugEscaped: String {
+    String(debugDescription.dropFirst().dropLast())
+  }
+}

@@ -20,11 +20,15 @@ let package = Package(
     .executableTarget(
       name: "dogpatch", dependencies: ["DogPatch", "ErrandTesting"],
       path: "Examples/DogPatch/Sources/dogpatch"),
-    .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTesting"]),
+    // Test support, not a product: the dog, URLs and clients that every test target shares.
+    .target(name: "TestSupport", dependencies: ["Errand", "ErrandTesting"], path: "Tests/Support"),
+    .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTesting", "TestSupport"]),
     .testTarget(name: "DogPatchTests", dependencies: ["DogPatch", "Errand", "ErrandTesting"]),
-    .testTarget(name: "ErrandTestingTests", dependencies: ["Errand", "ErrandTesting"]),
     .testTarget(
-      name: "IntegrationTests", dependencies: ["Errand", "ErrandTesting", "LoopbackServer"]),
+      name: "ErrandTestingTests", dependencies: ["Errand", "ErrandTesting", "TestSupport"]),
+    .testTarget(
+      name: "IntegrationTests",
+      dependencies: ["Errand", "ErrandTesting", "LoopbackServer", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// `Fixtures/cassettes/dogpatch.json`, committed, replayed offline.

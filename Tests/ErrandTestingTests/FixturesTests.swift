@@ -1,5 +1,6 @@
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct FixturesTests {

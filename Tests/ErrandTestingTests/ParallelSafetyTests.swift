@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// 200 tests' worth of clients at once, each with its own stub: no answer or journal entry crosses.

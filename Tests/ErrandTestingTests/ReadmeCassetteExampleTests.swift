@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// README's "Recording and replaying" lines, run against a stub upstream into a temporary file.

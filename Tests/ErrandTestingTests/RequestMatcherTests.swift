@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// One matcher, one request, and whether the one accepts the other.

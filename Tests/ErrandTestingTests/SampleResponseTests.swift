@@ -1,13 +1,15 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Moya's `sampleData`: endpoints carry samples, and a stub can answer every endpoint with its own.
 @Suite struct SampleResponseTests {
   enum DogAPI {
-    static let list = Endpoint<[Dog]>(path: "dogs").sample(Data(#"[{"name":"Rex"}]"#.utf8))
-    static let unauthorized = Endpoint<Dog>(path: "me").sample(Data("expired".utf8), status: 401)
+    static let list = Endpoint<[Dog]>(path: "dogs").withSample(Data(#"[{"name":"Rex"}]"#.utf8))
+    static let unauthorized = Endpoint<Dog>(path: "me").withSample(
+      Data("expired".utf8), status: 401)
     static let unsampled = Endpoint<Dog>(path: "cats")
   }
 

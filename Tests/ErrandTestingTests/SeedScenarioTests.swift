@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// The seeds' tests, ported to the stub kit: each is a line or two of setup and one assertion.
@@ -43,7 +44,7 @@ import Testing
       #expect(outcome.expectedError == nil)
       #expect(dogs.map(\.name) == ["Rex", "Bella", "Kuma"])
     } catch let error as APIError {
-      #expect(error.caseName == outcome.expectedError)
+      #expect(error.kind.rawValue == outcome.expectedError)
     }
     let sent = try await stub.nextRequest()
     #expect(sent.method == .get)
@@ -68,7 +69,7 @@ import Testing
       let error = await #expect(throws: APIError.self) {
         try await client.send(Endpoint<Void>(path: path))
       }
-      #expect(error?.caseName == "unacceptableStatus")
+      #expect(error?.kind == .unacceptableStatus)
     }
   }
 

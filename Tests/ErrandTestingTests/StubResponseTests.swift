@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct StubResponseTests {
@@ -22,7 +23,7 @@ import Testing
     let first = await #expect(throws: APIError.self) {
       try await client.send(Endpoint<Dog>(path: "flaky"))
     }
-    #expect(first?.caseName == "unacceptableStatus")
+    #expect(first?.kind == .unacceptableStatus)
     #expect(try await client.send(Endpoint<Dog>(path: "flaky")) == Dog(name: "Rex"))
   }
 
@@ -74,7 +75,7 @@ import Testing
     let error = await #expect(throws: APIError.self) {
       try await client.send(Endpoint<[Dog]>(path: "dogs"))
     }
-    #expect(error?.caseName == expectedCase, "\(name)")
+    #expect(error?.kind.rawValue == expectedCase, "\(name)")
   }
 
   @Test(arguments: [

@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct StubTimingTests {
@@ -50,7 +51,7 @@ import Testing
     _ = try await stub.nextRequest()
     call.cancel()
     let error = await #expect(throws: APIError.self) { try await call.value }
-    #expect(error?.caseName == "cancelled")
+    #expect(error?.kind == .cancelled)
   }
 
   @Test func hangMeetsTheClientsTimeout() async throws {
@@ -58,6 +59,6 @@ import Testing
     let error = await #expect(throws: APIError.self) {
       try await client.send(Endpoint<Void>(path: "never", timeout: .milliseconds(50)))
     }
-    #expect(error?.caseName == "timedOut")
+    #expect(error?.kind == .timedOut)
   }
 }

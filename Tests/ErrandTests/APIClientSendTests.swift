@@ -1,5 +1,7 @@
 import Errand
+import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct APIClientSendTests {
@@ -7,7 +9,8 @@ import Testing
     -> APIClient
   {
     APIClient(
-      baseURL: url("https://api.example.com/v1"), transport: ClosureTransport(answer: answer))
+      baseURL: url("https://api.example.com/v1"),
+      transport: StubTransport { .response(try await answer($0)) })
   }
 
   @Test func sendsTheBuiltRequestAndDecodesTheAnswer() async throws {
@@ -49,7 +52,7 @@ import Testing
     let error = await #expect(throws: APIError.self) {
       try await client.send(Endpoint<Void>(path: "d"))
     }
-    #expect(error?.caseName == expectedCase)
+    #expect(error?.kind.rawValue == expectedCase)
   }
 
   @Test func keepsTheUnderlyingTransportError() async throws {
@@ -80,7 +83,7 @@ import Testing
   @Test func acceptsTheClientsConfiguredStatuses() async throws {
     let client = APIClient(
       baseURL: url("https://api.example.com"),
-      transport: ClosureTransport { _ in HTTPResponse(status: 304) },
+      transport: StubTransport { _ in .status(304) },
       configuration: APIClient.Configuration(acceptableStatusCodes: 200..<400))
     try await client.send(Endpoint<Void>(path: "d"))
   }
@@ -93,6 +96,6 @@ import Testing
     let error = await #expect(throws: APIError.self) {
       try await client.send(Endpoint<Void>(path: "d", headers: ["X": "a\r\nb"]))
     }
-    #expect(error?.caseName == "invalidRequest")
+    #expect(error?.kind == .invalidRequest)
   }
 }

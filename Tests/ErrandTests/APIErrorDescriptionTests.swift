@@ -1,5 +1,7 @@
 import Errand
+import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct APIErrorDescriptionTests {
@@ -65,7 +67,7 @@ import Testing
   @Test func namesTheMethodAndURLOfTheRequest() async throws {
     let client = APIClient(
       baseURL: url("https://api.example.com/v1"),
-      transport: ClosureTransport { _ in HTTPResponse(status: 404, body: Data("no such dog".utf8)) }
+      transport: StubTransport { _ in .status(404, body: Data("no such dog".utf8)) }
     )
     let error = await #expect(throws: APIError.self) {
       try await client.send(Endpoint<Dog>(path: "dogs/7"))
@@ -79,7 +81,7 @@ import Testing
   @Test func namesTheRequestOfATransportFailure() async throws {
     let client = APIClient(
       baseURL: url("https://api.example.com/v1"),
-      transport: ClosureTransport { _ in throw URLError(.networkConnectionLost) })
+      transport: StubTransport { _ in throw URLError(.networkConnectionLost) })
     let error = await #expect(throws: APIError.self) {
       try await client.send(Endpoint<Void>(method: .delete, path: "dogs/7"))
     }

@@ -1,12 +1,14 @@
 import Errand
+import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// The request-building lines of DESIGN.md's contract, compiled as written.
 @Suite struct DesignContractTests {
   @Test func createEndpointBuildsTheDocumentedRequest() throws {
     let client = APIClient(
-      baseURL: URL(string: "https://api.example.com/v1")!, transport: UnusedTransport())
+      baseURL: URL(string: "https://api.example.com/v1")!, transport: .unimplemented())
     let create = Endpoint<Dog>(
       method: .post, path: "dogs", query: [URLQueryItem(name: "notify", value: "1")],
       headers: ["X-Trace": "abc"], body: .json(Dog(name: "Rex")))
@@ -26,7 +28,7 @@ import Testing
 
   @Test func listEndpointBuildsAGet() throws {
     let client = APIClient(
-      baseURL: URL(string: "https://api.example.com/v1")!, transport: UnusedTransport())
+      baseURL: URL(string: "https://api.example.com/v1")!, transport: .unimplemented())
     let request = try client.makeRequest(for: Endpoint<[Dog]>(method: .get, path: "dogs"))
     #expect(request.method == .get)
     #expect(request.url.absoluteString == "https://api.example.com/v1/dogs")

@@ -1,4 +1,6 @@
 import Errand
+import ErrandTesting
+import TestSupport
 import Testing
 
 /// Headers from pairs, for tables with repeated names (a dictionary literal warns about those).

@@ -1,4 +1,6 @@
 import Errand
+import ErrandTesting
+import TestSupport
 import Testing
 
 @Suite struct HTTPMethodTests {

@@ -1,5 +1,7 @@
 import Errand
+import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// One header expectation: a client and endpoint, a header name and the value it should have.
@@ -90,7 +92,7 @@ struct HeaderCase: Sendable, CustomTestStringConvertible {
   @Test(arguments: cases)
   func setsHeader(_ headerCase: HeaderCase) throws {
     let client = APIClient(
-      baseURL: url("https://api.example.com"), transport: UnusedTransport(),
+      baseURL: url("https://api.example.com"), transport: .unimplemented(),
       configuration: headerCase.configuration)
     let request = try headerCase.build(client)
     #expect(request.headers[headerCase.name] == headerCase.expected)

@@ -1,5 +1,7 @@
 import Errand
+import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct RequestBodyTests {

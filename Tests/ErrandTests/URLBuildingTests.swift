@@ -1,5 +1,7 @@
 import Errand
+import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct URLBuildingTests {
@@ -83,7 +85,7 @@ import Testing
 
   @Test func serverProvidesTheBaseURL() throws {
     let staging = Server("staging", baseURL: url("https://staging.example.com/v2"))
-    let client = APIClient(server: staging, transport: UnusedTransport())
+    let client = APIClient(server: staging, transport: .unimplemented())
     let request = try client.makeRequest(for: Endpoint<Data>(path: "dogs"))
     #expect(client.baseURL == staging.baseURL)
     #expect(request.url.absoluteString == "https://staging.example.com/v2/dogs")

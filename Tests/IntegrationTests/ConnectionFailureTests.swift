@@ -1,6 +1,8 @@
 import Errand
+import ErrandTesting
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// Broken connections surface as `.transport` with the URLError that explains them.
@@ -9,8 +11,10 @@ import Testing
     let refusing = try RefusingPort()
     let port = refusing.port
     let client = liveClient(refusing.url)
-    let error = await apiError { _ = try await client.send(Endpoint<Data>(path: "dogs")) }
-    let underlying = try #require(error?.underlyingURLError)
+    let error = await #expect(throws: APIError.self) {
+      _ = try await client.send(Endpoint<Data>(path: "dogs"))
+    }
+    let underlying = try #require(error?.urlError)
     #expect(underlying.code == .cannotConnectToHost)
     #expect(
       error?.localizedDescription
@@ -31,10 +35,10 @@ import Testing
       ScriptedResponse(body: patternBytes(1_000), ending: ending)
     }
     defer { server.stop() }
-    let error = await apiError {
+    let error = await #expect(throws: APIError.self) {
       _ = try await liveClient(server.baseURL).send(Endpoint<Data>(path: "dogs"))
     }
-    let underlying = try #require(error?.underlyingURLError, "\(String(describing: error))")
+    let underlying = try #require(error?.urlError, "\(String(describing: error))")
     #expect(underlying.code == code)
     #expect(
       error?.localizedDescription.hasPrefix(

@@ -2,6 +2,7 @@ import Errand
 import ErrandTesting
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// DESIGN.md's contract, run as written against the stub and against a real URLSession.

@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Record exchanges with a real server (httpbin) into a temporary cassette, then replay them with

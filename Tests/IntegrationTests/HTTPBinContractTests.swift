@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// A slice of httpbin as a contract: JSON, status, headers and bearer auth.

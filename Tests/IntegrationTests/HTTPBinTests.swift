@@ -1,6 +1,8 @@
 import Errand
+import ErrandTesting
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// The base URL of an httpbin server, from `HTTPBIN_URL`; `.ci/run` starts one.
@@ -58,10 +60,10 @@ struct HTTPBinTests {
 
   @Test(arguments: [400, 401, 403, 404, 418, 429, 500, 502, 503])
   func failureStatuses(status: Int) async throws {
-    let error = await apiError {
+    let error = await #expect(throws: APIError.self) {
       _ = try await HTTPBin.client.send(Endpoint<Data>(path: "status/\(status)"))
     }
-    #expect(error?.unacceptableResponse?.status == status)
+    #expect(error?.response?.status == status)
   }
 
   @Test func headersEchoesWhatWasSent() async throws {
@@ -82,10 +84,10 @@ struct HTTPBinTests {
     }
     let endpoint = Endpoint<Bearer>(path: "bearer", headers: ["Authorization": "Bearer t0k3n"])
     #expect(try await HTTPBin.client.send(endpoint) == Bearer(authenticated: true, token: "t0k3n"))
-    let error = await apiError {
+    let error = await #expect(throws: APIError.self) {
       _ = try await HTTPBin.client.send(Endpoint<Bearer>(path: "bearer"))
     }
-    #expect(error?.unacceptableResponse?.status == 401)
+    #expect(error?.response?.status == 401)
   }
 
   @Test func redirectWithinTheOriginKeepsCredentials() async throws {
@@ -111,10 +113,10 @@ struct HTTPBinTests {
   }
 
   @Test func delayBeyondTheTimeoutTimesOut() async throws {
-    let error = await apiError {
+    let error = await #expect(throws: APIError.self) {
       _ = try await HTTPBin.client.send(Endpoint<Data>(path: "delay/5", timeout: .seconds(1)))
     }
-    #expect(error?.isTimedOut == true, "\(String(describing: error))")
+    #expect(error?.kind == .timedOut, "\(String(describing: error))")
   }
 
   @Test(arguments: [0, 1, 1024, 100_000])

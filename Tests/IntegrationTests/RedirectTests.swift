@@ -1,6 +1,8 @@
 import Errand
+import ErrandTesting
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// Redirects: followed within the origin with every header, and without credentials elsewhere.

@@ -1,6 +1,8 @@
 import Errand
+import ErrandTesting
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// Headers and bodies cross `URLSessionTransport` byte for byte, both ways.

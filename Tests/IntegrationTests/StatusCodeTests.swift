@@ -1,6 +1,8 @@
 import Errand
+import ErrandTesting
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 
 /// Status codes pass through `URLSessionTransport` unchanged, and the client accepts 2xx only.
@@ -33,10 +35,10 @@ import Testing
     let server = try LoopbackServer { _ in .json(#"{"error":"status \#(status)"}"#, status: status)
     }
     defer { server.stop() }
-    let error = await apiError {
+    let error = await #expect(throws: APIError.self) {
       _ = try await liveClient(server.baseURL).send(Endpoint<Dog>(path: "dogs/1"))
     }
-    let response = try #require(error?.unacceptableResponse)
+    let response = try #require(error?.response)
     #expect(response.status == status)
     #expect(
       response.body == (status == 304 ? Data() : Data(#"{"error":"status \#(status)"}"#.utf8)))
@@ -57,8 +59,10 @@ import Testing
     defer { server.stop() }
     let client = liveClient(
       server.baseURL, configuration: APIClient.Configuration(timeout: .seconds(10)))
-    let error = await apiError { _ = try await client.send(Endpoint<Dog>(path: "dogs/1")) }
-    let response = try #require(error?.unacceptableResponse, "\(String(describing: error))")
+    let error = await #expect(throws: APIError.self) {
+      _ = try await client.send(Endpoint<Dog>(path: "dogs/1"))
+    }
+    let response = try #require(error?.response, "\(String(describing: error))")
     #expect(response.status == 401)
     #expect(response.body == Data("token expired".utf8))
     #expect(response.headers["WWW-Authenticate"] == challenge)
@@ -85,7 +89,7 @@ import Testing
   @Test func emptyBodyForADecodableSaysSo() async throws {
     let server = try LoopbackServer { _ in ScriptedResponse(status: 200) }
     defer { server.stop() }
-    let error = await apiError {
+    let error = await #expect(throws: APIError.self) {
       _ = try await liveClient(server.baseURL).send(Endpoint<Dog>(path: "dogs/1"))
     }
     guard case .decoding(_, let response) = error else {

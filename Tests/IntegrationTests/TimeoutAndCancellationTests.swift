@@ -1,6 +1,8 @@
 import Errand
+import ErrandTesting
 import Foundation
 import LoopbackServer
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -15,7 +17,7 @@ import Testing
   ) {
     let clock = ContinuousClock()
     let start = clock.now
-    let error = await apiError(call)
+    let error = await #expect(throws: APIError.self) { try await call() }
     return (clock.now - start, error)
   }
 
@@ -27,7 +29,7 @@ import Testing
     let (elapsed, error) = await timedFailure {
       _ = try await client.send(Endpoint<Data>(path: "slow", timeout: limit))
     }
-    #expect(error?.isTimedOut == true, "\(String(describing: error))")
+    #expect(error?.kind == .timedOut, "\(String(describing: error))")
     #expect(elapsed >= limit)
     #expect(elapsed <= limit * 1.1, "took \(elapsed)")
   }
@@ -42,7 +44,7 @@ import Testing
     let (elapsed, error) = await timedFailure {
       _ = try await client.send(Endpoint<Data>(path: "stalls"))
     }
-    #expect(error?.isTimedOut == true, "\(String(describing: error))")
+    #expect(error?.kind == .timedOut, "\(String(describing: error))")
     #expect(elapsed >= .seconds(1))
     #expect(elapsed <= .milliseconds(1100), "took \(elapsed)")
   }
@@ -56,21 +58,25 @@ import Testing
       baseURL: server.baseURL, transport: URLSessionTransport(configuration: configuration),
       configuration: APIClient.Configuration(timeout: nil))
     let (_, error) = await timedFailure { _ = try await client.send(Endpoint<Data>(path: "slow")) }
-    #expect(error?.isTimedOut == true, "\(String(describing: error))")
+    #expect(error?.kind == .timedOut, "\(String(describing: error))")
   }
 
   @Test func cancellationEndsTheCallAndTheConnection() async throws {
     let server = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(20)) }
     defer { server.stop() }
     let client = liveClient(server.baseURL)
-    let call = Task { await apiError { _ = try await client.send(Endpoint<Data>(path: "slow")) } }
+    let call = Task {
+      await #expect(throws: APIError.self) {
+        _ = try await client.send(Endpoint<Data>(path: "slow"))
+      }
+    }
     #expect(await server.waitForRequests(1))
     let clock = ContinuousClock()
     let start = clock.now
     call.cancel()
     let error = await call.value
     let elapsed = clock.now - start
-    #expect(error?.isCancelled == true, "\(String(describing: error))")
+    #expect(error?.kind == .cancelled, "\(String(describing: error))")
     #expect(elapsed < .milliseconds(200), "took \(elapsed)")
     #expect(await server.waitForEarlyDisconnect())
   }
@@ -81,9 +87,11 @@ import Testing
     let client = liveClient(server.baseURL)
     let call = Task {
       withUnsafeCurrentTask { $0?.cancel() }
-      return await apiError { _ = try await client.send(Endpoint<String>(path: "x")) }
+      return await #expect(throws: APIError.self) {
+        _ = try await client.send(Endpoint<String>(path: "x"))
+      }
     }
     let error = await call.value
-    #expect(error?.isCancelled == true, "\(String(describing: error))")
+    #expect(error?.kind == .cancelled, "\(String(describing: error))")
   }
 }

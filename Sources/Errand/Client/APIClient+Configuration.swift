@@ -19,6 +19,9 @@ extension APIClient {
     public var userAgent: String?
     /// Middleware every request goes through, outermost first.
     public var middleware: [any Middleware]
+    /// The clock that timeouts run on; `ContinuousClock()` by default. Tests pass a `TestClock`
+    /// so that a 60-second timeout fires the moment they advance it.
+    public var clock: any Clock<Duration>
 
     /// The `User-Agent` that Errand sends unless told otherwise, for example `Errand/0.1.0`.
     public static let defaultUserAgent = "Errand/\(errandVersion)"
@@ -32,10 +35,12 @@ extension APIClient {
     ///   - acceptableStatusCodes: The status codes that count as success.
     ///   - userAgent: The `User-Agent` header value, or `nil` to send none.
     ///   - middleware: Middleware every request goes through, outermost first.
+    ///   - clock: The clock that timeouts run on.
     public init(
       headers: HTTPHeaders = [:], encoder: JSONEncoder? = nil, decoder: JSONDecoder = JSONDecoder(),
       timeout: Duration? = .seconds(60), acceptableStatusCodes: Range<Int> = 200..<300,
-      userAgent: String? = Configuration.defaultUserAgent, middleware: [any Middleware] = []
+      userAgent: String? = Configuration.defaultUserAgent, middleware: [any Middleware] = [],
+      clock: any Clock<Duration> = ContinuousClock()
     ) {
       self.headers = headers
       self.encoder = encoder ?? Self.makeDefaultEncoder()
@@ -44,6 +49,7 @@ extension APIClient {
       self.acceptableStatusCodes = acceptableStatusCodes
       self.userAgent = userAgent
       self.middleware = middleware
+      self.clock = clock
     }
 
     private static func makeDefaultEncoder() -> JSONEncoder {

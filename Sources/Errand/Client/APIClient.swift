@@ -96,7 +96,7 @@ public actor APIClient {
   /// Send a request through the transport within its timeout, mapping failures to ``APIError``.
   private nonisolated func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
     do {
-      return try await withDeadline(request.timeout) { [transport] in
+      return try await withDeadline(request.timeout, on: configuration.clock) { [transport] in
         try await transport.send(request)
       }
     } catch {

@@ -92,7 +92,9 @@ public struct Endpoint<Value>: Sendable {
   ///   - status: The sample status.
   ///   - headers: The sample headers.
   /// - Returns: The changed endpoint.
-  public func sample(_ body: Data, status: Int = 200, headers: HTTPHeaders = [:]) -> Endpoint {
+  public func withSample(_ body: Data, status: Int = 200, headers: HTTPHeaders = [:])
+    -> Endpoint
+  {
     var copy = self
     copy.sample = HTTPResponse(status: status, headers: headers, body: body)
     return copy

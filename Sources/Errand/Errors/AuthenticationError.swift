@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why ``BearerAuthentication`` could not supply a token.
+/// Why ``BearerAuthenticationMiddleware`` could not supply a token.
 public enum AuthenticationError: Error, LocalizedError {
   /// The token provider failed to refresh the token.
   case refreshFailed(any Error)

@@ -1,55 +1,5 @@
 import Foundation
 
-/// One thing that happened to a request, as ``LoggingMiddleware`` reports it; every field is
-/// already redacted.
-public struct LogEvent: Sendable {
-  /// What happened.
-  public enum Kind: Sendable, Hashable {
-    /// The request is about to be sent.
-    case requestSent
-    /// A response arrived (whatever its status).
-    case responseReceived
-    /// No response arrived.
-    case failed
-  }
-
-  /// What happened.
-  public var kind: Kind
-  /// The endpoint as written, when the client knows it.
-  public var endpoint: String?
-  /// The request's method.
-  public var method: HTTPMethod
-  /// The request's URL with secrets hidden.
-  public var url: String
-  /// The request's headers (for ``Kind/requestSent``) or the response's, with secrets hidden.
-  public var headers: HTTPHeaders
-  /// The response's status.
-  public var status: Int?
-  /// The size of the request body (sent) or response body (received), in bytes.
-  public var bytes: Int?
-  /// The time from sending to the response or failure.
-  public var duration: Duration?
-  /// What went wrong, for ``Kind/failed``, with secrets hidden.
-  public var error: String?
-
-  /// The event in one line, for example `← 200 GET https://x.example/dogs (512 bytes, 31 ms)`.
-  public var message: String {
-    let request = "\(method) \(url)"
-    switch kind {
-    case .requestSent:
-      return "→ \(request)" + (bytes.map { $0 > 0 ? " (\($0) bytes)" : "" } ?? "")
-    case .responseReceived:
-      return "← \(status ?? 0) \(request) (\(bytes ?? 0) bytes, \(Self.milliseconds(duration)))"
-    case .failed:
-      return "✗ \(request) after \(Self.milliseconds(duration)): \(error ?? "failed")"
-    }
-  }
-
-  private static func milliseconds(_ duration: Duration?) -> String {
-    "\(Int(((duration ?? .zero) / .milliseconds(1)).rounded())) ms"
-  }
-}
-
 /// Reports each request, response and failure as a ``LogEvent``, with secrets hidden by a
 /// ``Redaction``; bodies are never logged.
 ///
@@ -63,14 +13,21 @@ public struct LogEvent: Sendable {
 public struct LoggingMiddleware: Middleware {
   /// Which secrets to hide.
   public var redaction: Redaction
+  /// The clock that durations are measured on.
+  public var clock: any Clock<Duration>
   private let handler: @Sendable (LogEvent) -> Void
 
   /// Create the middleware.
   /// - Parameters:
   ///   - redaction: Which secrets to hide.
+  ///   - clock: The clock that durations are measured on; tests pass a `TestClock`.
   ///   - handler: Receives each event, on the task that sends the request.
-  public init(redaction: Redaction = .default, handler: @escaping @Sendable (LogEvent) -> Void) {
+  public init(
+    redaction: Redaction = .default, clock: any Clock<Duration> = ContinuousClock(),
+    handler: @escaping @Sendable (LogEvent) -> Void
+  ) {
     self.redaction = redaction
+    self.clock = clock
     self.handler = handler
   }
 
@@ -84,22 +41,21 @@ public struct LoggingMiddleware: Middleware {
       url: url,
       headers: redaction.redact(request.headers), bytes: request.body?.count ?? 0)
     handler(event)
-    let clock = ContinuousClock()
-    let start = clock.now
+    let stopwatch = Stopwatch(clock)
     do {
       let response = try await next(request)
       event.kind = .responseReceived
       event.status = response.status
       event.headers = redaction.redact(response.headers)
       event.bytes = response.body.count
-      event.duration = clock.now - start
+      event.duration = stopwatch.elapsed
       handler(event)
       return response
     } catch {
       event.kind = .failed
       event.headers = [:]
       event.bytes = nil
-      event.duration = clock.now - start
+      event.duration = stopwatch.elapsed
       event.error = hidingSecrets(in: error, of: request)
       handler(event)
       throw error

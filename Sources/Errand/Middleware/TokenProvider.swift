@@ -1,6 +1,6 @@
 import Foundation
 
-/// Supplies the bearer token that ``BearerAuthentication`` sends, and a new one when the server
+/// Supplies the bearer token that ``BearerAuthenticationMiddleware`` sends, and a new one when the server
 /// rejects it.
 ///
 /// ```swift

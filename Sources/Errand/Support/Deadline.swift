@@ -1,16 +1,18 @@
 import Foundation
 
-/// Run `operation`, failing with ``APIError/timedOut`` when it takes longer than `timeout`.
+/// Run `operation`, failing with ``APIError/timedOut`` when it takes longer than `timeout` on
+/// `clock`.
 ///
 /// URLSession's resource timeout does not fire on Linux, so Errand enforces the whole exchange's
 /// deadline itself. When the deadline passes, or the calling task is cancelled, the call returns
 /// at once and the operation is cancelled; it finishes in the background without holding the
 /// caller, even if a transport is slow to notice.
 func withDeadline<Value: Sendable>(
-  _ timeout: Duration?, _ operation: @escaping @Sendable () async throws -> Value
+  _ timeout: Duration?, on clock: any Clock<Duration> = ContinuousClock(),
+  _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
   guard let timeout else { return try await operation() }
-  return try await withDeadline(timeout: timeout, cancellable: operation)
+  return try await race(operation, timeout: timeout, on: clock)
 }
 
 /// Run `operation` until it finishes or the calling task is cancelled, returning at once on
@@ -18,11 +20,12 @@ func withDeadline<Value: Sendable>(
 func withCancellation<Value: Sendable>(
   _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-  try await withDeadline(timeout: nil, cancellable: operation)
+  try await race(operation, timeout: nil, on: ContinuousClock())
 }
 
-private func withDeadline<Value: Sendable>(
-  timeout: Duration?, cancellable operation: @escaping @Sendable () async throws -> Value
+private func race<Value: Sendable>(
+  _ operation: @escaping @Sendable () async throws -> Value, timeout: Duration?,
+  on clock: any Clock<Duration>
 ) async throws -> Value {
   let race = Race<Value>()
   return try await withTaskCancellationHandler {
@@ -37,16 +40,37 @@ private func withDeadline<Value: Sendable>(
       }
       race.onFinish { work.cancel() }
       if let timeout {
-        // A Dispatch timer, not a sleeping task, so that a busy cooperative pool cannot delay it;
-        // one shared timer for all deadlines, and a decided race drops its handler.
-        let scheduler = DeadlineScheduler.shared
-        let id = scheduler.schedule(after: timeout) { race.finish(.failure(APIError.timedOut)) }
-        race.onFinish { scheduler.cancel(id) }
+        race.onFinish(
+          schedule(after: timeout, on: clock) { race.finish(.failure(APIError.timedOut)) })
       }
     }
   } onCancel: {
     race.finish(.failure(CancellationError()))
   }
+}
+
+/// Run `handler` after `delay` on `clock`, returning what cancels it.
+///
+/// On the continuous clock (the default) every deadline in the process shares one Dispatch timer:
+/// a busy cooperative pool cannot delay it, and registering one is a heap insert under a lock
+/// instead of a task. Any other clock (a test clock, say) gets a task that sleeps on it.
+private func schedule(
+  after delay: Duration, on clock: any Clock<Duration>, _ handler: @escaping @Sendable () -> Void
+) -> @Sendable () -> Void {
+  if clock is ContinuousClock {
+    let scheduler = DeadlineScheduler.shared
+    let id = scheduler.schedule(after: delay, handler)
+    return { scheduler.cancel(id) }
+  }
+  let sleeper = Task {
+    do {
+      try await clock.sleep(for: delay)
+      handler()
+    } catch {
+      // Cancelled: the race was decided first.
+    }
+  }
+  return { sleeper.cancel() }
 }
 
 /// The first of several outcomes to arrive resumes the continuation; the rest are dropped.

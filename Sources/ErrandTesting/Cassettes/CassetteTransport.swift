@@ -1,10 +1,6 @@
 import Errand
 import Foundation
 
-#if canImport(Testing)
-  import Testing
-#endif
-
 /// Records real HTTP exchanges into a cassette file and replays them, so that a test written once
 /// against a real API runs offline ever after (as Python's vcrpy does).
 ///
@@ -66,7 +62,7 @@ public actor CassetteTransport: Transport {
   private let matching: Matching
   private let redaction: Redaction
   private let allowsRepeats: Bool
-  private let location: StubTransport.Location
+  private let location: CallSite
 
   private var cassette: Cassette?
   private var played: [Bool] = []
@@ -95,7 +91,7 @@ public actor CassetteTransport: Transport {
     self.matching = matching
     self.redaction = redaction
     self.allowsRepeats = allowsRepeats
-    self.location = StubTransport.Location(
+    self.location = CallSite(
       fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
@@ -169,17 +165,11 @@ public actor CassetteTransport: Transport {
   @discardableResult
   public func verifyAllPlayed() -> [String] {
     let unplayed = unplayedExchanges
-    #if canImport(Testing)
-      if !unplayed.isEmpty {
-        Issue.record(
-          Comment(
-            rawValue: "Cassette \(url.lastPathComponent) has unplayed exchanges:\n"
-              + unplayed.joined(separator: "\n")),
-          sourceLocation: SourceLocation(
-            fileID: location.fileID, filePath: location.filePath, line: location.line,
-            column: location.column))
-      }
-    #endif
+    if !unplayed.isEmpty {
+      location.recordIssue(
+        "Cassette \(url.lastPathComponent) has unplayed exchanges:\n"
+          + unplayed.joined(separator: "\n"))
+    }
     return unplayed
   }
 

@@ -9,34 +9,9 @@ import Foundation
 /// .fails("offline", Endpoint<Dog>(path: "dogs/1"), with: .transport)
 /// ```
 public struct ContractCase: Sendable, CustomStringConvertible {
-  /// The kinds of failure a case can expect.
-  public enum Failure: String, Sendable, Hashable, CaseIterable {
-    /// `APIError/invalidRequest(_:)`.
-    case invalidRequest
-    /// `APIError/transport(_:)`.
-    case transport
-    /// `APIError/unacceptableStatus(_:)`.
-    case unacceptableStatus
-    /// `APIError/decoding(_:_:)`.
-    case decoding
-    /// `APIError/timedOut`.
-    case timedOut
-    /// `APIError/cancelled`.
-    case cancelled
-
-    /// The kind of an error, for comparing errors whose payloads are not `Equatable`.
-    /// - Parameter error: The error.
-    public init(_ error: APIError) {
-      switch error {
-      case .invalidRequest: self = .invalidRequest
-      case .transport: self = .transport
-      case .unacceptableStatus: self = .unacceptableStatus
-      case .decoding: self = .decoding
-      case .timedOut: self = .timedOut
-      case .cancelled: self = .cancelled
-      }
-    }
-  }
+  /// The kinds of failure a case can expect: ``APIError/Kind``, under the name contracts used
+  /// first.
+  public typealias Failure = APIError.Kind
 
   /// The name shown in test reports, for example `list dogs`.
   public let name: String
@@ -145,7 +120,7 @@ public struct ContractCase: Sendable, CustomStringConvertible {
         do {
           let value = try await client.send(endpoint)
           return .init(expected: expected, actual: "succeeded with \(value)")
-        } catch let error as APIError where Failure(error) == failure {
+        } catch let error as APIError where error.kind == failure {
           return nil
         } catch {
           return .init(expected: expected, actual: Rendering.outcome(of: error))

@@ -80,6 +80,6 @@ enum Rendering {
     if case .unacceptableStatus(let response) = error {
       return "status \(response.status)\nbody \(text(response.body))"
     }
-    return "fails with \(ContractCase.Failure(error).rawValue): \(error.localizedDescription)"
+    return "fails with \(error.kind.rawValue): \(error.localizedDescription)"
   }
 }

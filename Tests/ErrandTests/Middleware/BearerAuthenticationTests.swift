@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// A token provider whose refreshes are counted and can be made to fail or wait.
@@ -56,7 +57,7 @@ actor Tokens: TokenProvider {
     }
   }
 
-  private func client(_ stub: StubTransport, _ auth: BearerAuthentication) -> APIClient {
+  private func client(_ stub: StubTransport, _ auth: BearerAuthenticationMiddleware) -> APIClient {
     APIClient(
       baseURL: url("https://api.example.com"), transport: stub,
       configuration: APIClient.Configuration(middleware: [auth]))
@@ -66,7 +67,7 @@ actor Tokens: TokenProvider {
 
   @Test func hundredConcurrent401sShareOneRefresh() async throws {
     let tokens = Tokens(current: "old")
-    let auth = BearerAuthentication(provider: tokens)
+    let auth = BearerAuthenticationMiddleware(provider: tokens)
     let stub = server()
     let client = client(stub, auth)
     let dogs = try await withThrowingTaskGroup(of: Dog.self) { group in
@@ -86,7 +87,7 @@ actor Tokens: TokenProvider {
 
   @Test func aFailedRefreshFailsEveryWaitingRequest() async throws {
     let tokens = Tokens(current: "old", fails: true)
-    let client = client(server(), BearerAuthentication(provider: tokens))
+    let client = client(server(), BearerAuthenticationMiddleware(provider: tokens))
     let messages = await withTaskGroup(of: String.self) { group in
       for _ in 0..<100 {
         group.addTask {
@@ -111,11 +112,11 @@ actor Tokens: TokenProvider {
   @Test func endpointsWithoutAuthenticationGetNoTokenAndNoRefresh() async throws {
     let tokens = Tokens(current: "old")
     let stub = StubTransport { _ in .status(401) }
-    let client = client(stub, BearerAuthentication(provider: tokens))
+    let client = client(stub, BearerAuthenticationMiddleware(provider: tokens))
     let error = await #expect(throws: APIError.self) {
       try await client.send(Endpoint<Dog>(path: "public"))
     }
-    #expect(error?.caseName == "unacceptableStatus")
+    #expect(error?.kind == .unacceptableStatus)
     #expect(await stub.requests.count == 1)
     #expect(await stub.requests.first?.headers["Authorization"] == nil)
     #expect(await tokens.refreshes == 0)
@@ -124,9 +125,9 @@ actor Tokens: TokenProvider {
   @Test func aRejectedFreshTokenIsNotRetriedAgain() async throws {
     let tokens = Tokens(current: "old", fresh: "also-rejected")
     let stub = server()
-    let client = client(stub, BearerAuthentication(provider: tokens))
+    let client = client(stub, BearerAuthenticationMiddleware(provider: tokens))
     let error = await #expect(throws: APIError.self) { try await client.send(secured) }
-    #expect(error?.caseName == "unacceptableStatus")
+    #expect(error?.kind == .unacceptableStatus)
     #expect(
       await stub.requests.compactMap { $0.headers["Authorization"] } == [
         "Bearer old", "Bearer also-rejected",
@@ -136,11 +137,12 @@ actor Tokens: TokenProvider {
 
   @Test func refreshLimitStopsAStorm() async throws {
     let tokens = Tokens(current: "old", fresh: "still-bad")
-    let auth = BearerAuthentication(provider: tokens, refreshLimit: 2, refreshWindow: .seconds(60))
+    let auth = BearerAuthenticationMiddleware(
+      provider: tokens, refreshLimit: 2, refreshWindow: .seconds(60))
     let client = client(StubTransport { _ in .status(401) }, auth)
     for _ in 0..<2 {
       let error = await #expect(throws: APIError.self) { try await client.send(secured) }
-      #expect(error?.caseName == "unacceptableStatus")
+      #expect(error?.kind == .unacceptableStatus)
     }
     let error = await #expect(throws: APIError.self) { try await client.send(secured) }
     guard case .transport(let underlying as AuthenticationError) = error else {
@@ -158,14 +160,14 @@ actor Tokens: TokenProvider {
     let tokens = Tokens(current: nil)
     let stub = server()
     #expect(
-      try await client(stub, BearerAuthentication(provider: tokens)).send(secured)
+      try await client(stub, BearerAuthenticationMiddleware(provider: tokens)).send(secured)
         == Dog(name: "Rex"))
     #expect(await stub.requests.compactMap { $0.headers["Authorization"] } == ["Bearer new"])
   }
 
   @Test func cancellingOneWaiterLeavesTheRefreshToTheOthers() async throws {
     let tokens = Tokens(current: "old", gated: true)
-    let auth = BearerAuthentication(provider: tokens)
+    let auth = BearerAuthenticationMiddleware(provider: tokens)
     let client = client(server(), auth)
     let cancelled = Task { try await client.send(secured) }
     let patient = Task { try await client.send(secured) }
@@ -174,7 +176,7 @@ actor Tokens: TokenProvider {
     }
     cancelled.cancel()
     let error = await #expect(throws: APIError.self) { try await cancelled.value }
-    #expect(error?.caseName == "cancelled")
+    #expect(error?.kind == .cancelled)
     await tokens.open()
     #expect(try await patient.value == Dog(name: "Rex"))
     #expect(await tokens.refreshes == 1)

@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct CallbackBridgeTests {
@@ -52,7 +53,7 @@ import Testing
     #expect(onQueue)
     switch result {
     case .success(let dogs): #expect(succeeds && dogs == [Dog(name: "Rex")])
-    case .failure(let error): #expect(!succeeds && error.caseName == "unacceptableStatus")
+    case .failure(let error): #expect(!succeeds && error.kind == .unacceptableStatus)
     }
     try await Task.sleep(for: .milliseconds(20))
     #expect(completion.count == 1)
@@ -73,7 +74,7 @@ import Testing
       Issue.record("expected a failure")
       return
     }
-    #expect(error.caseName == "cancelled")
+    #expect(error.kind == .cancelled)
     try await Task.sleep(for: .milliseconds(20))
     #expect(completion.count == 1)
   }

@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Records the order in which middleware run, and what they saw.
@@ -67,7 +68,7 @@ struct Tagger: Middleware {
         do {
           return try await next(request)
         } catch let error as APIError {
-          trace.append("saw \(error.caseName)")
+          trace.append("saw \(error.kind)")
           throw error
         }
       }

@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// README's "Authentication, retries and logging" client, built as written and exercised.
@@ -20,7 +21,7 @@ import Testing
       configuration: .init(middleware: [
         LoggingMiddleware { event in lines.append(event.message) },
         RetryMiddleware(policy: RetryPolicy(maxAttempts: 4, jitter: .none), clock: .immediate),
-        BearerAuthentication(provider: SessionTokens()),
+        BearerAuthenticationMiddleware(provider: SessionTokens()),
       ]))
     #expect(
       try await client.send(Endpoint<Dog>(path: "me", requiresAuthentication: true))

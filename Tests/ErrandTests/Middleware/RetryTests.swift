@@ -1,6 +1,7 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// One retry scenario: what the server answers, the request, the policy, and what should happen.
@@ -118,7 +119,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
       if case .unacceptableStatus(let response) = error {
         outcome = "unacceptableStatus \(response.status)"
       } else {
-        outcome = error.caseName
+        outcome = error.kind.rawValue
       }
     }
     #expect(outcome == retry.outcome)
@@ -157,7 +158,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
     #expect(await clock.waitForSleepers())
     call.cancel()
     let error = await #expect(throws: APIError.self) { try await call.value }
-    #expect(error?.caseName == "cancelled")
+    #expect(error?.kind == .cancelled)
     #expect(clock.sleeperCount == 0)
     #expect(await stub.requests.count == 1)
   }

@@ -29,7 +29,7 @@ public struct DogPatchClient: Sendable {
     self.api = APIClient(
       baseURL: baseURL, transport: transport,
       configuration: APIClient.Configuration(middleware: [
-        BearerAuthentication(provider: FixedToken(token: token))
+        BearerAuthenticationMiddleware(provider: FixedToken(token: token))
       ]))
   }
 

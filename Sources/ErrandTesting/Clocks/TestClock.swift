@@ -82,13 +82,16 @@ public final class TestClock: Clock, @unchecked Sendable {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
-        let wakeNow = state.withLock { state -> Bool in
-          guard deadline > state.now else { return true }
+        let outcome = state.withLock { state -> Result<Void, any Error>? in
+          // Checked under the lock that the cancellation handler takes, so a sleep that starts
+          // in a cancelled task never stays registered.
+          if Task.isCancelled { return .failure(CancellationError()) }
+          guard deadline > state.now else { return .success(()) }
           state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-          return false
+          return nil
         }
-        if wakeNow {
-          continuation.resume()
+        if let outcome {
+          continuation.resume(with: outcome)
         }
       }
     } onCancel: {
@@ -130,38 +133,4 @@ public final class TestClock: Clock, @unchecked Sendable {
     }
     return true
   }
-}
-
-/// A clock whose sleeps end at once, moving its time forward as if they had happened.
-///
-/// `@unchecked Sendable` is safe: its only mutable state, the time, lives in a `Locked`.
-public final class ImmediateClock: Clock, @unchecked Sendable {
-  private let time = Locked(TestClock.Instant())
-
-  /// Create a clock at offset zero.
-  public init() {}
-
-  /// The current instant: the sum of every sleep so far.
-  public var now: TestClock.Instant {
-    time.withLock { $0 }
-  }
-
-  /// The smallest step, zero.
-  public var minimumResolution: Duration { .zero }
-
-  /// Return at once (after a yield), moving the time to `deadline`; throws `CancellationError` when
-  /// the task is cancelled.
-  /// - Parameters:
-  ///   - deadline: The instant to move to.
-  ///   - tolerance: Ignored.
-  public func sleep(until deadline: TestClock.Instant, tolerance: Duration? = nil) async throws {
-    try Task.checkCancellation()
-    time.withLock { $0 = max($0, deadline) }
-    await Task.yield()
-  }
-}
-
-extension Clock where Self == ImmediateClock {
-  /// A clock whose sleeps end at once.
-  public static var immediate: ImmediateClock { ImmediateClock() }
 }

@@ -34,8 +34,7 @@ public struct StubRoutes: Sendable {
     _ matcher: RequestMatcher, _ response: StubResponse, fileID: String = #fileID,
     filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) {
-    let location = StubTransport.Location(
-      fileID: fileID, filePath: filePath, line: line, column: column)
+    let location = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
     routes.append(StubTransport.Route(matcher: matcher, response: response, location: location))
   }
 }

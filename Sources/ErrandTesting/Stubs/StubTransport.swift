@@ -24,20 +24,8 @@ public actor StubTransport: Transport {
   struct Route: Sendable {
     var matcher: RequestMatcher
     var response: StubResponse
-    var location: Location
+    var location: CallSite
     var calls = 0
-  }
-
-  /// Where a route was registered, for reports that point at the test.
-  struct Location: Sendable {
-    var fileID: String
-    var filePath: String
-    var line: Int
-    var column: Int
-
-    var short: String {
-      "\(fileID.split(separator: "/").last.map(String.init) ?? fileID):\(line)"
-    }
   }
 
   var routes: [Route] = []
@@ -134,8 +122,9 @@ public actor StubTransport: Transport {
     _ matcher: RequestMatcher, _ response: StubResponse, fileID: String = #fileID,
     filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) {
-    let location = Location(fileID: fileID, filePath: filePath, line: line, column: column)
-    routes.append(Route(matcher: matcher, response: response, location: location))
+    var added = StubRoutes()
+    added.on(matcher, response, fileID: fileID, filePath: filePath, line: line, column: column)
+    routes += added.routes
   }
 
   /// Record the request and answer it: from the first matching route, else the handler, else the

@@ -11,18 +11,20 @@ import Foundation
 /// A waiting request that is cancelled stops waiting; the shared refresh goes on for the others.
 ///
 /// ```swift
-/// let auth = BearerAuthentication(provider: SessionTokens(store: store))
+/// let auth = BearerAuthenticationMiddleware(provider: SessionTokens(store: store))
 /// let client = APIClient(server: .production, transport: URLSessionTransport(),
 ///                        configuration: .init(middleware: [auth]))
 /// ```
-public actor BearerAuthentication: Middleware {
+public actor BearerAuthenticationMiddleware: Middleware {
   private let provider: any TokenProvider
   private let refreshLimit: Int
   private let refreshWindow: Duration
   private var token: String?
   private var loaded = false
   private var refreshing: Task<String, any Error>?
-  private var refreshTimes: [ContinuousClock.Instant] = []
+  /// When recent refreshes started, as times since this middleware was created.
+  private var refreshTimes: [Duration] = []
+  private let stopwatch: Stopwatch
   /// Counts finished refreshes, so a request knows whether one ended after it read its token.
   private var generation = 0
   /// How the latest refresh ended, for requests that read their token before it.
@@ -36,12 +38,15 @@ public actor BearerAuthentication: Middleware {
   ///   - provider: Supplies and refreshes the token.
   ///   - refreshLimit: The most refreshes allowed within `refreshWindow`.
   ///   - refreshWindow: The window for `refreshLimit`.
+  ///   - clock: The clock the window is measured on; tests pass a `TestClock`.
   public init(
-    provider: any TokenProvider, refreshLimit: Int = 5, refreshWindow: Duration = .seconds(60)
+    provider: any TokenProvider, refreshLimit: Int = 5, refreshWindow: Duration = .seconds(60),
+    clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.provider = provider
     self.refreshLimit = max(1, refreshLimit)
     self.refreshWindow = refreshWindow
+    self.stopwatch = Stopwatch(clock)
   }
 
   /// Send the request with the token when its endpoint needs one; on `401`, refresh and retry once.
@@ -101,7 +106,7 @@ public actor BearerAuthentication: Middleware {
   }
 
   private func startRefresh() throws -> Task<String, any Error> {
-    let now = ContinuousClock.now
+    let now = stopwatch.elapsed
     refreshTimes.removeAll { now - $0 >= refreshWindow }
     guard refreshTimes.count < refreshLimit else {
       throw AuthenticationError.refreshLimitReached(limit: refreshLimit, window: refreshWindow)

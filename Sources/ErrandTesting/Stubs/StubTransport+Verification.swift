@@ -1,9 +1,5 @@
 import Errand
 
-#if canImport(Testing)
-  import Testing
-#endif
-
 extension StubTransport {
   /// The routes that no request has matched yet, with where they were registered.
   public var unusedRoutes: [String] {
@@ -15,16 +11,9 @@ extension StubTransport {
   /// - Returns: The unused routes, as ``unusedRoutes`` lists them.
   @discardableResult
   public func verifyAllRoutesUsed() -> [String] {
-    #if canImport(Testing)
-      for route in routes where route.calls == 0 {
-        let location = route.location
-        Issue.record(
-          Comment(rawValue: "StubTransport route \(route.matcher) was never used"),
-          sourceLocation: SourceLocation(
-            fileID: location.fileID, filePath: location.filePath, line: location.line,
-            column: location.column))
-      }
-    #endif
+    for route in routes where route.calls == 0 {
+      route.location.recordIssue("StubTransport route \(route.matcher) was never used")
+    }
     return unusedRoutes
   }
 }

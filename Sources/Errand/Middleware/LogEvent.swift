@@ -1,0 +1,51 @@
+import Foundation
+
+/// One thing that happened to a request, as ``LoggingMiddleware`` reports it; every field is
+/// already redacted.
+public struct LogEvent: Sendable {
+  /// What happened.
+  public enum Kind: Sendable, Hashable {
+    /// The request is about to be sent.
+    case requestSent
+    /// A response arrived (whatever its status).
+    case responseReceived
+    /// No response arrived.
+    case failed
+  }
+
+  /// What happened.
+  public var kind: Kind
+  /// The endpoint as written, when the client knows it.
+  public var endpoint: String?
+  /// The request's method.
+  public var method: HTTPMethod
+  /// The request's URL with secrets hidden.
+  public var url: String
+  /// The request's headers (for ``Kind/requestSent``) or the response's, with secrets hidden.
+  public var headers: HTTPHeaders
+  /// The response's status.
+  public var status: Int?
+  /// The size of the request body (sent) or response body (received), in bytes.
+  public var bytes: Int?
+  /// The time from sending to the response or failure.
+  public var duration: Duration?
+  /// What went wrong, for ``Kind/failed``, with secrets hidden.
+  public var error: String?
+
+  /// The event in one line, for example `← 200 GET https://x.example/dogs (512 bytes, 31 ms)`.
+  public var message: String {
+    let request = "\(method) \(url)"
+    switch kind {
+    case .requestSent:
+      return "→ \(request)" + (bytes.map { $0 > 0 ? " (\($0) bytes)" : "" } ?? "")
+    case .responseReceived:
+      return "← \(status ?? 0) \(request) (\(bytes ?? 0) bytes, \(Self.milliseconds(duration)))"
+    case .failed:
+      return "✗ \(request) after \(Self.milliseconds(duration)): \(error ?? "failed")"
+    }
+  }
+
+  private static func milliseconds(_ duration: Duration?) -> String {
+    "\(Int(((duration ?? .zero) / .milliseconds(1)).rounded())) ms"
+  }
+}

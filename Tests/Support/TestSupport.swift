@@ -1,0 +1,82 @@
+import Errand
+import ErrandTesting
+import Foundation
+
+/// The dog the examples and the stub kit's tests use.
+package struct Dog: Codable, Equatable, Sendable {
+  package var name: String
+
+  package init(name: String) {
+    self.name = name
+  }
+}
+
+/// A dog as `Fixtures/dogs.json` describes it.
+package struct FixtureDog: Codable, Equatable, Sendable {
+  package var id: Int
+  package var name: String
+  package var breed: String
+  package var age: Int
+
+  package init(id: Int, name: String, breed: String, age: Int) {
+    self.id = id
+    self.name = name
+    self.breed = breed
+    self.age = age
+  }
+}
+
+/// The example API's base URL.
+package let base = url("https://api.example.com/v1")
+
+/// A URL from a literal that the test table guarantees is valid.
+package func url(_ string: String) -> URL {
+  guard let url = URL(string: string) else {
+    preconditionFailure("test table holds an invalid URL: \(string)")
+  }
+  return url
+}
+
+/// A request to a path under the example API's host.
+package func request(
+  _ method: HTTPMethod = .get, _ path: String, headers: HTTPHeaders = [:], body: Data? = nil
+) -> HTTPRequest {
+  HTTPRequest(
+    method: method, url: url("https://api.example.com" + path), headers: headers, body: body)
+}
+
+/// A client for the example API over a transport.
+package func client(_ transport: any Transport) -> APIClient {
+  APIClient(baseURL: base, transport: transport)
+}
+
+/// A client for tests that only build requests: sending anything fails the test.
+package func makeClient(
+  _ base: String = "https://api.example.com/v1",
+  configuration: APIClient.Configuration = APIClient.Configuration(),
+  fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+) -> APIClient {
+  APIClient(
+    baseURL: url(base),
+    transport: .unimplemented(
+      "request building", fileID: fileID, filePath: filePath, line: line, column: column),
+    configuration: configuration)
+}
+
+/// A client over a real `URLSessionTransport`.
+package func liveClient(
+  _ baseURL: URL, configuration: APIClient.Configuration = APIClient.Configuration()
+) -> APIClient {
+  APIClient(baseURL: baseURL, transport: URLSessionTransport(), configuration: configuration)
+}
+
+/// `count` bytes of a non-text pattern whose period (251, a prime) does not divide buffer sizes,
+/// so that any shifted, lost or repeated block shows. Built by blocks: cheap even at 10 MB.
+package func patternBytes(_ count: Int) -> Data {
+  let block = Data((0..<251).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+  var data = Data(capacity: count + block.count)
+  while data.count < count {
+    data.append(block)
+  }
+  return data.prefix(count)
+}

@@ -50,7 +50,7 @@ import Testing
     ),
     (
       URLError(.networkConnectionLost),
-      "The server could not be reached: the connection was lost before the response was complete "
+      "The request failed: the connection was lost before the response was complete "
         + "(URLError -1005)."
     ),
     (
@@ -87,7 +87,7 @@ import Testing
     }
     #expect(
       error?.localizedDescription
-        == "The server could not be reached for DELETE https://api.example.com/v1/dogs/7: the connection "
+        == "The request failed for DELETE https://api.example.com/v1/dogs/7: the connection "
         + "was lost before the response was complete (URLError -1005).")
   }
 

@@ -42,6 +42,6 @@ import Testing
     #expect(underlying.code == code)
     #expect(
       error?.localizedDescription.hasPrefix(
-        "The server could not be reached for GET \(server.url("/dogs").absoluteString): ") == true)
+        "The request failed for GET \(server.url("/dogs").absoluteString): ") == true)
   }
 }

@@ -32,7 +32,7 @@ public enum APIError: Error, LocalizedError {
       let subject = (urlError?.errandRequest ?? urlError?.failingURL?.redactedString)
         .map { " for \($0)" }.orEmpty
       let attempts = Self.attempts(urlError?.errandAttempts ?? 1)
-      return "The server could not be reached\(subject)\(attempts): \(Self.describe(underlying))"
+      return "\(Self.lead(for: underlying))\(subject)\(attempts): \(Self.describe(underlying))"
     case .unacceptableStatus(let response):
       let subject = Self.subject(of: response).map { " \($0) with" }.orEmpty
       return
@@ -46,6 +46,21 @@ public enum APIError: Error, LocalizedError {
       return "The request timed out."
     case .cancelled:
       return "The request was cancelled."
+    }
+  }
+
+  /// How a transport failure's message starts: "The server could not be reached" only when no
+  /// connection could be made; a refused redirect or a failed token refresh says what it is.
+  static func lead(for underlying: any Error) -> String {
+    switch underlying {
+    case is InsecureRedirectError:
+      return "The request stopped at a redirect"
+    case is AuthenticationError:
+      return "The request could not be authenticated"
+    case let urlError as URLError where urlError.meansUnreachable:
+      return "The server could not be reached"
+    default:
+      return "The request failed"
     }
   }
 

@@ -23,6 +23,19 @@ extension URLError {
     }
   }
 
+  /// Whether the failure means no connection to the server could be made at all.
+  var meansUnreachable: Bool {
+    switch code {
+    case .notConnectedToInternet, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+      .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+      .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
+      .internationalRoamingOff, .dataNotAllowed, .callIsActive:
+      true
+    default:
+      false
+    }
+  }
+
   /// The method and URL of the request, when ``APIClient`` recorded them.
   var errandRequest: String? {
     userInfo[Self.errandRequestKey] as? String

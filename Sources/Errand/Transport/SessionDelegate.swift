@@ -89,9 +89,4 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     #endif
     completionHandler(.performDefaultHandling, nil)
   }
-
-  /// The refused redirect of a task, if any, forgetting it.
-  func takeRefusedRedirect(for taskIdentifier: Int) -> InsecureRedirectError? {
-    refused.withLock { $0.removeValue(forKey: taskIdentifier) }
-  }
 }

@@ -135,10 +135,11 @@ actor Tokens: TokenProvider {
     #expect(await tokens.refreshes == 1)
   }
 
-  @Test func refreshLimitStopsAStorm() async throws {
+  @Test func refreshLimitStopsAStormUntilTheWindowPasses() async throws {
     let tokens = Tokens(current: "old", fresh: "still-bad")
+    let clock = TestClock()
     let auth = BearerAuthenticationMiddleware(
-      provider: tokens, refreshLimit: 2, refreshWindow: .seconds(60))
+      provider: tokens, refreshLimit: 2, refreshWindow: .seconds(60), clock: clock)
     let client = client(StubTransport { _ in .status(401) }, auth)
     for _ in 0..<2 {
       let error = await #expect(throws: APIError.self) { try await client.send(secured) }
@@ -153,7 +154,20 @@ actor Tokens: TokenProvider {
       underlying.localizedDescription
         == "the access token was refreshed 2 times within 60.0 seconds and the server still rejects it; "
         + "not refreshing again until the window passes")
+    #expect(
+      error?.localizedDescription.hasPrefix(
+        "The request could not be authenticated: the access token was refreshed 2 times") == true)
     #expect(await tokens.refreshes == 2)
+
+    await clock.advance(by: .seconds(59))
+    let stillLimited = await #expect(throws: APIError.self) { try await client.send(secured) }
+    #expect(stillLimited?.underlyingError is AuthenticationError)
+    #expect(await tokens.refreshes == 2)
+
+    await clock.advance(by: .seconds(1))
+    let afterWindow = await #expect(throws: APIError.self) { try await client.send(secured) }
+    #expect(afterWindow?.kind == .unacceptableStatus && afterWindow?.response?.status == 401)
+    #expect(await tokens.refreshes == 3)
   }
 
   @Test func withoutATokenItRefreshesFirst() async throws {

@@ -180,7 +180,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
     }
     #expect(
       networkError?.localizedDescription
-        == "The server could not be reached for GET https://api.example.com/d after 3 attempts: the connection "
+        == "The request failed for GET https://api.example.com/d after 3 attempts: the connection "
         + "was lost before the response was complete (URLError -1005).")
   }
 

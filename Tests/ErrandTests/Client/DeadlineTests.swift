@@ -1,0 +1,65 @@
+import Errand
+import ErrandTesting
+import TestSupport
+import Testing
+
+/// Timeouts run on the client's clock: a test clock fires a 60-second or one-hour timeout the
+/// moment the test advances it, with no wall time spent.
+@Suite struct DeadlineTests {
+  /// Where the timeout is set.
+  enum Source: String, CaseIterable {
+    case endpoint, client
+  }
+
+  private func hangingClient(timeout: Duration?, clock: TestClock) -> APIClient {
+    APIClient(
+      baseURL: base, transport: .stub { $0.on(.get, "/v1/never", .hang) },
+      configuration: APIClient.Configuration(timeout: timeout, clock: clock))
+  }
+
+  @Test(arguments: [Duration.seconds(1), .seconds(60), .seconds(3600)], Source.allCases)
+  func timeoutFiresWhenTheClockReachesIt(timeout: Duration, source: Source) async throws {
+    let clock = TestClock()
+    let client = hangingClient(
+      timeout: source == .client ? timeout : .seconds(86_400), clock: clock)
+    let endpoint = Endpoint<Void>(path: "never", timeout: source == .endpoint ? timeout : nil)
+    let call = Task { try await client.send(endpoint) }
+    #expect(await clock.waitForSleepers())
+
+    await clock.advance(by: timeout - .nanoseconds(1))
+    #expect(clock.sleeperCount == 1, "the deadline fired early")
+
+    await clock.advance(by: .nanoseconds(1))
+    let error = await #expect(throws: APIError.self) { try await call.value }
+    #expect(error?.kind == .timedOut)
+    #expect(clock.now == TestClock.Instant(offset: timeout))
+  }
+
+  @Test func anAnswerBeforeTheDeadlineWins() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(.get, "/v1/dogs", StubResponse.json([Dog(name: "Rex")]).delayed(by: .seconds(59)))
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(timeout: .seconds(60), clock: clock))
+    let call = Task { try await client.send(Endpoint<[Dog]>(path: "dogs")) }
+    #expect(await clock.waitForSleepers(2))
+    await clock.advance(by: .seconds(59))
+    #expect(try await call.value == [Dog(name: "Rex")])
+  }
+
+  @Test func noTimeoutWaitsForTheTransport() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(
+      .get, "/v1/dogs", StubResponse.json([Dog(name: "Rex")]).delayed(by: .seconds(7200)))
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(timeout: nil, clock: clock))
+    let call = Task { try await client.send(Endpoint<[Dog]>(path: "dogs")) }
+    #expect(await clock.waitForSleepers())
+    #expect(clock.sleeperCount == 1, "only the stub's delay sleeps; no deadline is registered")
+    await clock.advance(by: .seconds(7200))
+    #expect(try await call.value == [Dog(name: "Rex")])
+  }
+}

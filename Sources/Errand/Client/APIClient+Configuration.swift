@@ -43,19 +43,13 @@ extension APIClient {
       clock: any Clock<Duration> = ContinuousClock()
     ) {
       self.headers = headers
-      self.encoder = encoder ?? Self.makeDefaultEncoder()
+      self.encoder = encoder ?? .sorted()
       self.decoder = decoder
       self.timeout = timeout
       self.acceptableStatusCodes = acceptableStatusCodes
       self.userAgent = userAgent
       self.middleware = middleware
       self.clock = clock
-    }
-
-    private static func makeDefaultEncoder() -> JSONEncoder {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      return encoder
     }
   }
 }

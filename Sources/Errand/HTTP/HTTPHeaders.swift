@@ -183,12 +183,7 @@ extension HTTPHeaders: CustomStringConvertible {
   /// - Parameter names: More names to hide, in any case, on top of ``sensitiveNames``.
   /// - Returns: The redacted copy, with the same names in the same order.
   public func redacted(_ names: Set<String> = []) -> HTTPHeaders {
-    let hidden = Self.sensitiveNames.union(names.map { $0.lowercased() })
-    return HTTPHeaders(
-      fields.map { field in
-        hidden.contains(field.name.lowercased())
-          ? Field(name: field.name, value: Self.redactedValue) : field
-      })
+    Redaction(headers: names).redact(self)
   }
 
   /// The fields one per line as `Name: value`, with sensitive values hidden.

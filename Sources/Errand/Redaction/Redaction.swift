@@ -3,20 +3,30 @@ import Foundation
 /// Which secrets to hide when Errand prints requests and responses: header values, query
 /// parameter values and JSON or form body fields, each replaced by `<redacted>`.
 ///
-/// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` are always hidden.
+/// It is the one engine behind everything Errand prints: `HTTPRequest.description`,
+/// `cURLDescription`, ``LoggingMiddleware``, ``APIError`` descriptions and the test kit's
+/// unmatched-request reports and cassettes. `Authorization`, `Proxy-Authorization`, `Cookie` and
+/// `Set-Cookie` are always hidden. Names are compared ignoring case, however they are added.
 ///
 /// ```swift
 /// var redaction = Redaction.default
-/// redaction.headers.insert("x-session")
+/// redaction.headers.insert("X-Session")
 /// redaction.bodyFields.insert("pin")
 /// ```
 public struct Redaction: Sendable, Hashable {
-  /// Header names to hide on top of ``HTTPHeaders/sensitiveNames``, lowercased.
-  public var headers: Set<String>
-  /// Query parameter names whose values are hidden, lowercased.
-  public var queryParameters: Set<String>
-  /// JSON object keys (at any depth) and form field names whose values are hidden, lowercased.
-  public var bodyFields: Set<String>
+  /// Header names to hide on top of ``HTTPHeaders/sensitiveNames``; kept lowercased.
+  public var headers: Set<String> {
+    didSet { headers = Self.lowercased(headers) }
+  }
+  /// Query parameter names whose values are hidden; kept lowercased.
+  public var queryParameters: Set<String> {
+    didSet { queryParameters = Self.lowercased(queryParameters) }
+  }
+  /// JSON object keys (at any depth) and form field names whose values are hidden; kept
+  /// lowercased.
+  public var bodyFields: Set<String> {
+    didSet { bodyFields = Self.lowercased(bodyFields) }
+  }
 
   /// Create a redaction; names are compared ignoring case.
   /// - Parameters:
@@ -26,9 +36,9 @@ public struct Redaction: Sendable, Hashable {
   public init(
     headers: Set<String> = [], queryParameters: Set<String> = [], bodyFields: Set<String> = []
   ) {
-    self.headers = Set(headers.map { $0.lowercased() })
-    self.queryParameters = Set(queryParameters.map { $0.lowercased() })
-    self.bodyFields = Set(bodyFields.map { $0.lowercased() })
+    self.headers = Self.lowercased(headers)
+    self.queryParameters = Self.lowercased(queryParameters)
+    self.bodyFields = Self.lowercased(bodyFields)
   }
 
   /// The usual secrets: API key and token headers; `token`, `access_token`, `api_key`, `key`,
@@ -44,63 +54,23 @@ public struct Redaction: Sendable, Hashable {
       "api_key", "apikey",
     ])
 
+  /// Whether a header's value is hidden: a credential header or one of ``headers``.
+  /// - Parameter name: The header name, in any case.
+  /// - Returns: `true` when its value is hidden.
+  public func hidesHeader(_ name: String) -> Bool {
+    let name = name.lowercased()
+    return HTTPHeaders.sensitiveNames.contains(name) || headers.contains(name)
+  }
+
   /// The headers with sensitive values hidden.
   /// - Parameter headers: The headers.
   /// - Returns: The same names in the same order, secrets replaced.
   public func redact(_ headers: HTTPHeaders) -> HTTPHeaders {
-    headers.redacted(self.headers)
-  }
-
-  /// The URL as text with the password and sensitive query values hidden.
-  /// - Parameter url: The URL.
-  /// - Returns: The text, for example `https://x.example/a?token=<redacted>&page=2`.
-  public func redact(_ url: URL) -> String {
-    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-      return url.absoluteString
-    }
-    if components.password != nil {
-      components.password = "redacted"
-    }
-    let query = components.percentEncodedQuery
-    components.percentEncodedQuery = nil
-    var text = components.string ?? url.absoluteString
-    if let query {
-      let items = query.split(separator: "&", omittingEmptySubsequences: false).map {
-        item -> String in
-        let parts = item.split(separator: "=", maxSplits: 1)
-        let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
-        guard parts.count == 2, queryParameters.contains(name.lowercased()) else {
-          return String(item)
-        }
-        return "\(parts[0])=\(HTTPHeaders.redactedValue)"
-      }
-      if let hash = text.firstIndex(of: "#") {
-        text.insert(contentsOf: "?" + items.joined(separator: "&"), at: hash)
-      } else {
-        text += "?" + items.joined(separator: "&")
-      }
-    }
-    return text
-  }
-
-  /// A body with sensitive JSON or form fields hidden; other bodies are returned unchanged.
-  /// - Parameters:
-  ///   - body: The body.
-  ///   - contentType: The `Content-Type` header value, which tells a form from JSON.
-  /// - Returns: The redacted body.
-  public func redact(body: Data, contentType: String?) -> Data {
-    if contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
-      return redactForm(body)
-    }
-    guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
-    else {
-      return body
-    }
-    let redacted = redactJSON(object)
-    return
-      (try? JSONSerialization.data(
-        withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed]))
-      ?? body
+    HTTPHeaders(
+      headers.fields.map { field in
+        hidesHeader(field.name)
+          ? HTTPHeaders.Field(name: field.name, value: HTTPHeaders.redactedValue) : field
+      })
   }
 
   /// A request with sensitive headers, query values and body fields hidden.
@@ -110,39 +80,28 @@ public struct Redaction: Sendable, Hashable {
     var copy = request
     copy.headers = redact(request.headers)
     copy.body = request.body.map { redact(body: $0, contentType: request.headers["Content-Type"]) }
-    if let url = URL(
-      string: redact(request.url).replacingOccurrences(
-        of: HTTPHeaders.redactedValue, with: "%3Credacted%3E"))
-    {
-      copy.url = url
-    }
+    copy.url = redactedURL(request.url)
     return copy
   }
 
-  private func redactJSON(_ value: Any) -> Any {
-    if let object = value as? [String: Any] {
-      var result: [String: Any] = [:]
-      for (key, inner) in object {
-        result[key] =
-          bodyFields.contains(key.lowercased()) ? HTTPHeaders.redactedValue : redactJSON(inner)
-      }
-      return result
-    }
-    if let array = value as? [Any] {
-      return array.map(redactJSON)
-    }
-    return value
+  /// A response with sensitive headers and body fields hidden, and its URL's secrets too.
+  /// - Parameter response: The response.
+  /// - Returns: The redacted response.
+  public func redact(_ response: HTTPResponse) -> HTTPResponse {
+    var copy = response
+    copy.headers = redact(response.headers)
+    copy.body = redact(body: response.body, contentType: response.headers["Content-Type"])
+    copy.url = response.url.map(redactedURL)
+    return copy
   }
 
-  private func redactForm(_ body: Data) -> Data {
-    guard let text = String(data: body, encoding: .utf8) else { return body }
-    let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-      let parts = pair.split(separator: "=", maxSplits: 1)
-      let name =
-        String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
-      guard parts.count == 2, bodyFields.contains(name.lowercased()) else { return String(pair) }
-      return "\(parts[0])=\(HTTPHeaders.redactedValue)"
-    }
-    return Data(pairs.joined(separator: "&").utf8)
+  /// The URL with secrets replaced by a percent-encoded `<redacted>`, so that it stays a URL.
+  private func redactedURL(_ url: URL) -> URL {
+    URL(string: redact(url).replacingOccurrences(of: HTTPHeaders.redactedValue, with: "%3Credacted%3E"))
+      ?? url
+  }
+
+  private static func lowercased(_ names: Set<String>) -> Set<String> {
+    names.allSatisfy { $0 == $0.lowercased() } ? names : Set(names.map { $0.lowercased() })
   }
 }

@@ -185,13 +185,3 @@ extension Cassette.Exchange {
     throw ExchangeFieldError(field: field, problem: "must hold \"json\", \"text\" or \"base64\"")
   }
 }
-
-extension JSONValue {
-  /// Whether the value is an object or an array.
-  var isContainer: Bool {
-    switch self {
-    case .object, .array: true
-    default: false
-    }
-  }
-}

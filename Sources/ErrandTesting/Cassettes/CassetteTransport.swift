@@ -28,32 +28,6 @@ public actor CassetteTransport: Transport {
     case newEpisodes
   }
 
-  /// What a request must share with a recorded one to be answered by it.
-  public struct Matching: OptionSet, Sendable, Hashable {
-    /// The raw bits.
-    public let rawValue: Int
-
-    /// Create from raw bits.
-    /// - Parameter rawValue: The bits.
-    public init(rawValue: Int) {
-      self.rawValue = rawValue
-    }
-
-    /// The method.
-    public static let method = Matching(rawValue: 1 << 0)
-    /// The URL path.
-    public static let path = Matching(rawValue: 1 << 1)
-    /// The query items, in any order; a recorded `<redacted>` value matches any value.
-    public static let query = Matching(rawValue: 1 << 2)
-    /// The recorded headers but `User-Agent`, which the request must also carry (a `<redacted>`
-    /// one with any value).
-    public static let headers = Matching(rawValue: 1 << 3)
-    /// The body (JSON compared by content).
-    public static let body = Matching(rawValue: 1 << 4)
-    /// Method, path and query.
-    public static let `default`: Matching = [.method, .path, .query]
-  }
-
   /// The cassette file.
   public nonisolated let url: URL
   /// When to record and when to replay.
@@ -202,17 +176,18 @@ public actor CassetteTransport: Transport {
 
   private func record(_ exchange: Cassette.Exchange) throws(CassetteError) {
     var updated = cassette ?? Cassette()
-    updated.exchanges.append(CassetteRedaction(redaction).redact(exchange))
+    updated.exchanges.append(
+      Cassette.Exchange(
+        request: redaction.redact(exchange.request), response: redaction.redact(exchange.response)))
     try updated.save(to: url)
     cassette = updated
     played.append(true)
   }
 
   private func match(_ request: HTTPRequest, in cassette: Cassette) -> Int? {
-    let rule = CassetteMatchRule(matching)
-    return cassette.exchanges.indices.first { index in
+    cassette.exchanges.indices.first { index in
       (allowsRepeats || !played[index])
-        && rule.matches(recorded: cassette.exchanges[index].request, request)
+        && matching.matches(recorded: cassette.exchanges[index].request, request)
     }
   }
 }

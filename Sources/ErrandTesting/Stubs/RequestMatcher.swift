@@ -101,11 +101,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// - Returns: The matcher.
   public static func jsonBody<Value: Encodable>(_ value: Value) -> RequestMatcher {
     let expected = try? JSONEncoder().encode(value)
-    let canonical = expected.flatMap(canonicalJSON)
+    let canonical = expected?.canonicalJSON
     let text = expected.flatMap { String(data: $0, encoding: .utf8) } ?? "an unencodable value"
     return RequestMatcher("JSON body \(text)") { request in
       guard let canonical, let body = request.body else { return false }
-      return canonicalJSON(body) == canonical
+      return body.canonicalJSON == canonical
     }
   }
 
@@ -156,14 +156,4 @@ enum PathTemplate {
   private static func isPlaceholder(_ segment: Substring) -> Bool {
     segment.count > 2 && segment.first == "{" && segment.last == "}"
   }
-}
-
-/// JSON re-serialized with sorted keys, so that equal documents compare equal as bytes.
-func canonicalJSON(_ data: Data) -> Data? {
-  guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-  else {
-    return nil
-  }
-  return try? JSONSerialization.data(
-    withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
 }

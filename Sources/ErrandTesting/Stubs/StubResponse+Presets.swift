@@ -22,7 +22,7 @@ extension StubResponse {
   /// - Parameter value: The value whose encoding is cut.
   /// - Returns: The stub response.
   public static func truncated<Value: Encodable>(_ value: Value) -> StubResponse {
-    guard let body = try? sortedEncoder().encode(value) else { return .json(value) }
+    guard let body = try? JSONEncoder.sorted().encode(value) else { return .json(value) }
     return .status(
       200, body: body.prefix(body.count / 2), headers: ["Content-Type": "application/json"])
   }

@@ -70,7 +70,7 @@ public struct StubResponse: Sendable {
     _ value: Value, status: Int = 200, encoder: JSONEncoder? = nil
   ) -> StubResponse {
     do {
-      let body = try (encoder ?? sortedEncoder()).encode(value)
+      let body = try (encoder ?? JSONEncoder.sorted()).encode(value)
       return .status(status, body: body, headers: ["Content-Type": "application/json"])
     } catch {
       return .error(error)
@@ -138,11 +138,5 @@ public struct StubResponse: Sendable {
       @escaping @Sendable (_ request: HTTPRequest, _ call: Int) async throws -> StubResponse
   ) -> StubResponse {
     StubResponse(.handler(handler))
-  }
-
-  static func sortedEncoder() -> JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
   }
 }

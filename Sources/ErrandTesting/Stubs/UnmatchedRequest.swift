@@ -8,14 +8,25 @@ public struct UnmatchedRequest: Error, CustomStringConvertible, LocalizedError {
   /// The routes that came closest, best first, with where they were registered.
   public var closestRoutes: [String]
 
-  /// Names the request (credentials hidden) and lists the closest routes.
+  /// Create the error.
+  /// - Parameters:
+  ///   - request: The request that matched nothing.
+  ///   - closestRoutes: The routes that came closest, best first.
+  public init(request: HTTPRequest, closestRoutes: [String]) {
+    self.request = request
+    self.closestRoutes = closestRoutes
+  }
+
+  /// Names the request and lists the closest routes, with secrets hidden by
+  /// `Redaction.default`.
   public var description: String {
+    let shown = Redaction.default.redact(request)
     var lines = ["StubTransport has no route for \(request)"]
-    if !request.headers.isEmpty {
+    if !shown.headers.isEmpty {
       lines.append("headers:")
-      lines += request.headers.redacted().fields.map { "  \($0)" }
+      lines += shown.headers.fields.map { "  \($0)" }
     }
-    if let body = request.body, !body.isEmpty {
+    if let body = shown.body, !body.isEmpty {
       let text = String(data: body.prefix(200), encoding: .utf8) ?? "\(body.count) bytes"
       lines.append("body: \(text)\(body.count > 200 ? "…" : "")")
     }

@@ -1,8 +1,7 @@
+import Errand
 import Foundation
 import TestSupport
 import Testing
-
-@testable import ErrandTesting
 
 @Suite struct JSONValueTests {
   @Test(arguments: [

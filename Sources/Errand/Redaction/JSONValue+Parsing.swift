@@ -1,38 +1,11 @@
 import Foundation
 
-/// A JSON document that keeps what Foundation's JSON types lose: the order of object keys and the
-/// exact text of numbers. Cassettes use it so that files diff well and bodies replay byte for byte.
-enum JSONValue: Equatable, Sendable {
-  case null
-  case bool(Bool)
-  /// A number, as written.
-  case number(String)
-  case string(String)
-  case array([JSONValue])
-  /// An object, members in order.
-  case object([Member])
-
-  /// One member of an object.
-  struct Member: Equatable, Sendable {
-    var key: String
-    var value: JSONValue
-  }
-
-  /// The member with this key, if any.
-  subscript(key: String) -> JSONValue? {
-    guard case .object(let members) = self else { return nil }
-    return members.first { $0.key == key }?.value
-  }
-
-  /// Where and why a document is not valid JSON.
-  struct ParseError: Error, Equatable {
-    var line: Int
-    var column: Int
-    var reason: String
-  }
+extension JSONValue {
+  /// The deepest nesting of arrays and objects a document may have, as in Foundation's parser.
+  package static let maximumDepth = 512
 
   /// Parse a document.
-  static func parse(_ data: Data) throws(ParseError) -> JSONValue {
+  package static func parse(_ data: Data) throws(ParseError) -> JSONValue {
     var parser = Parser(bytes: Array(data))
     parser.skipWhitespace()
     let value = try parser.value()
@@ -42,92 +15,14 @@ enum JSONValue: Equatable, Sendable {
     }
     return value
   }
-
-  /// The document without whitespace.
-  var compact: String {
-    var text = ""
-    write(to: &text, indent: nil, level: 0)
-    return text
-  }
-
-  /// The document indented by two spaces; short arrays of scalars stay on one line.
-  var pretty: String {
-    var text = ""
-    write(to: &text, indent: "  ", level: 0)
-    return text
-  }
-
-  private func write(to text: inout String, indent: String?, level: Int) {
-    switch self {
-    case .null: text += "null"
-    case .bool(let value): text += value ? "true" : "false"
-    case .number(let raw): text += raw
-    case .string(let value): text += Self.quoted(value)
-    case .array(let items):
-      guard let indent, !items.isEmpty else {
-        text += "[" + items.map(\.compact).joined(separator: ",") + "]"
-        return
-      }
-      let inline = "[" + items.map(\.compact).joined(separator: ", ") + "]"
-      if items.allSatisfy(\.isScalar) && inline.count <= 100 {
-        text += inline
-        return
-      }
-      text += "[\n"
-      for (offset, item) in items.enumerated() {
-        text += String(repeating: indent, count: level + 1)
-        item.write(to: &text, indent: indent, level: level + 1)
-        text += offset < items.count - 1 ? ",\n" : "\n"
-      }
-      text += String(repeating: indent, count: level) + "]"
-    case .object(let members):
-      guard let indent, !members.isEmpty else {
-        text +=
-          "{" + members.map { Self.quoted($0.key) + ":" + $0.value.compact }.joined(separator: ",")
-          + "}"
-        return
-      }
-      text += "{\n"
-      for (offset, member) in members.enumerated() {
-        text += String(repeating: indent, count: level + 1) + Self.quoted(member.key) + ": "
-        member.value.write(to: &text, indent: indent, level: level + 1)
-        text += offset < members.count - 1 ? ",\n" : "\n"
-      }
-      text += String(repeating: indent, count: level) + "}"
-    }
-  }
-
-  private var isScalar: Bool {
-    switch self {
-    case .array, .object: false
-    default: true
-    }
-  }
-
-  /// A string as a JSON literal: quotes, backslashes and control characters escaped.
-  static func quoted(_ string: String) -> String {
-    var text = "\""
-    for scalar in string.unicodeScalars {
-      switch scalar {
-      case "\"": text += "\\\""
-      case "\\": text += "\\\\"
-      case "\n": text += "\\n"
-      case "\r": text += "\\r"
-      case "\t": text += "\\t"
-      case "\u{08}": text += "\\b"
-      case "\u{0C}": text += "\\f"
-      case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
-      default: text.unicodeScalars.append(scalar)
-      }
-    }
-    return text + "\""
-  }
 }
 
-/// A recursive-descent JSON parser (RFC 8259) that reports line and column on failure.
+/// A recursive-descent JSON parser (RFC 8259) that reports line and column on failure, and refuses
+/// documents nested deeper than ``JSONValue/maximumDepth`` so that no input can exhaust the stack.
 private struct Parser {
   let bytes: [UInt8]
   var index = 0
+  var depth = 0
 
   func error(_ reason: String) -> JSONValue.ParseError {
     let before = bytes[..<min(index, bytes.count)]
@@ -171,7 +66,16 @@ private struct Parser {
     return value
   }
 
+  mutating func enter() throws(JSONValue.ParseError) {
+    depth += 1
+    guard depth <= JSONValue.maximumDepth else {
+      throw error("the document is nested deeper than \(JSONValue.maximumDepth) levels")
+    }
+  }
+
   mutating func object() throws(JSONValue.ParseError) -> JSONValue {
+    try enter()
+    defer { depth -= 1 }
     index += 1
     var members: [JSONValue.Member] = []
     skipWhitespace()
@@ -202,6 +106,8 @@ private struct Parser {
   }
 
   mutating func array() throws(JSONValue.ParseError) -> JSONValue {
+    try enter()
+    defer { depth -= 1 }
     index += 1
     var items: [JSONValue] = []
     skipWhitespace()

@@ -1,34 +1,56 @@
 import Errand
 import Foundation
 
-/// Decides whether a recorded request answers a live one.
-struct CassetteMatchRule {
-  let matching: CassetteTransport.Matching
+extension CassetteTransport {
+  /// What a request must share with a recorded one to be answered by it.
+  public struct Matching: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: Int
 
-  init(_ matching: CassetteTransport.Matching) {
-    self.matching = matching
+    /// Create from raw bits.
+    /// - Parameter rawValue: The bits.
+    public init(rawValue: Int) {
+      self.rawValue = rawValue
+    }
+
+    /// The method.
+    public static let method = Matching(rawValue: 1 << 0)
+    /// The URL path.
+    public static let path = Matching(rawValue: 1 << 1)
+    /// The query items, in any order; a recorded `<redacted>` value matches any value.
+    public static let query = Matching(rawValue: 1 << 2)
+    /// The recorded headers but `User-Agent`, which the request must also carry (a `<redacted>`
+    /// one with any value).
+    public static let headers = Matching(rawValue: 1 << 3)
+    /// The body (JSON compared by content).
+    public static let body = Matching(rawValue: 1 << 4)
+    /// Method, path and query.
+    public static let `default`: Matching = [.method, .path, .query]
   }
+}
 
+extension CassetteTransport.Matching {
+  /// Whether a recorded request answers a live one.
   func matches(recorded: HTTPRequest, _ request: HTTPRequest) -> Bool {
-    if matching.contains(.method) && recorded.method != request.method {
+    if contains(.method) && recorded.method != request.method {
       return false
     }
     let recordedParts = URLComponents(url: recorded.url, resolvingAgainstBaseURL: true)
     let requestParts = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
-    if matching.contains(.path)
+    if contains(.path)
       && recordedParts?.percentEncodedPath != requestParts?.percentEncodedPath
     {
       return false
     }
-    if matching.contains(.query)
+    if contains(.query)
       && !queriesMatch(recordedParts?.queryItems ?? [], requestParts?.queryItems ?? [])
     {
       return false
     }
-    if matching.contains(.headers) && !headersMatch(recorded.headers, request.headers) {
+    if contains(.headers) && !headersMatch(recorded.headers, request.headers) {
       return false
     }
-    if matching.contains(.body) && !bodiesMatch(recorded.body ?? Data(), request.body ?? Data()) {
+    if contains(.body) && !bodiesMatch(recorded.body ?? Data(), request.body ?? Data()) {
       return false
     }
     return true
@@ -68,7 +90,7 @@ struct CassetteMatchRule {
     if recorded == live {
       return true
     }
-    guard let left = canonicalJSON(recorded), let right = canonicalJSON(live) else { return false }
+    guard let left = recorded.canonicalJSON, let right = live.canonicalJSON else { return false }
     return left == right
   }
 }

@@ -30,8 +30,7 @@ extension Redaction {
 
   /// `name=value` pairs joined by `&` (a query or a form body) with the values of hidden names
   /// replaced; anything else, empty pairs included, is kept as written.
-  static func redactPairs(_ text: String, hiding names: Set<String>, plusIsSpace: Bool) -> String
-  {
+  static func redactPairs(_ text: String, hiding names: Set<String>, plusIsSpace: Bool) -> String {
     text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
       guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
       let rawName = String(pair[..<equals])

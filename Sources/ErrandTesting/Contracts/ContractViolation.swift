@@ -60,11 +60,14 @@ enum LineDiff {
 /// How contract values and outcomes are written in messages.
 enum Rendering {
   static func json(_ value: some Encodable) -> String {
-    (try? JSONEncoder.sorted().encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
+    (try? JSONEncoder.sorted().encode(value)).map { String(decoding: $0, as: UTF8.self) }
+      ?? "\(value)"
   }
 
   static func prettyJSON(_ value: some Encodable) -> String {
-    (try? JSONEncoder.sorted(pretty: true).encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
+    (try? JSONEncoder.sorted(pretty: true).encode(value)).map {
+      String(decoding: $0, as: UTF8.self)
+    } ?? "\(value)"
   }
 
   static func text(_ body: Data) -> String {

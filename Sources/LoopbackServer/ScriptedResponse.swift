@@ -55,8 +55,8 @@ public struct ScriptedResponse: Sendable {
 
   /// A response with a text body.
   /// - Parameters:
-  ///   - status: The status code.
   ///   - text: The body, sent as UTF-8 with `Content-Type: text/plain; charset=utf-8`.
+  ///   - status: The status code.
   /// - Returns: The response.
   public static func text(_ text: String, status: Int = 200) -> ScriptedResponse {
     ScriptedResponse(

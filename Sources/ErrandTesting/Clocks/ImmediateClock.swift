@@ -22,6 +22,7 @@ public final class ImmediateClock: Clock, @unchecked Sendable {
   /// - Parameters:
   ///   - deadline: The instant to move to.
   ///   - tolerance: Ignored.
+  /// - Throws: `CancellationError` when the task is cancelled.
   public func sleep(until deadline: TestClock.Instant, tolerance: Duration? = nil) async throws {
     try Task.checkCancellation()
     time.withLock { $0 = max($0, deadline) }

@@ -77,6 +77,7 @@ public final class TestClock: Clock, @unchecked Sendable {
   /// - Parameters:
   ///   - deadline: The instant to wake at.
   ///   - tolerance: Ignored.
+  /// - Throws: `CancellationError` when the task is cancelled before or while it sleeps.
   public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
     let id = UUID()
     try await withTaskCancellationHandler {

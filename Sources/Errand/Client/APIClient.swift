@@ -10,6 +10,12 @@ import Foundation
 /// Every step is a plain function that tests can call on its own: ``makeRequest(for:)`` builds
 /// the request without sending it, ``validate(_:for:)`` checks the status and
 /// ``decode(_:for:)`` reads the body. Everything `send` throws is an ``APIError``.
+///
+/// One request goes through six files, each named after its step: `Endpoint.swift` (what to
+/// call), `APIClient+RequestBuilding.swift` (``makeRequest(for:)``),
+/// `APIClient+Middleware.swift` (the chain, outermost first), `Transport.swift` (the exchange,
+/// within its deadline), `APIClient+Validation.swift` (the status) and `ResponseDecoding.swift`
+/// (the value).
 public actor APIClient {
   /// The URL that endpoint paths are joined to.
   public nonisolated let baseURL: URL
@@ -69,7 +75,7 @@ public actor APIClient {
     var response: HTTPResponse
     do {
       response = try await RequestContext.$current.withValue(context) {
-        try await run(request, through: chain[...])
+        try await send(request, through: chain[...])
       }
     } catch {
       throw APIError(transportError: error, request: request)
@@ -79,61 +85,5 @@ public actor APIClient {
     try validate(response, for: endpoint)
     return Response(
       value: try decode(response, for: endpoint), response: response, request: request)
-  }
-
-  /// Send a request through the middleware chain, then the transport.
-  private nonisolated func run(
-    _ request: HTTPRequest, through chain: ArraySlice<any Middleware>
-  ) async throws -> HTTPResponse {
-    guard let first = chain.first else {
-      return try await exchange(request)
-    }
-    return try await first.intercept(request) { next in
-      try await run(next, through: chain.dropFirst())
-    }
-  }
-
-  /// Send a request through the transport within its timeout, mapping failures to ``APIError``.
-  private nonisolated func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
-    do {
-      return try await withDeadline(request.timeout, on: configuration.clock) { [transport] in
-        try await transport.send(request)
-      }
-    } catch {
-      throw APIError(transportError: error, request: request)
-    }
-  }
-
-  /// Check a response's status against the endpoint's acceptable status codes, else the client's.
-  /// - Parameters:
-  ///   - response: The response to check.
-  ///   - endpoint: The endpoint that asked for it.
-  /// - Throws: ``APIError/unacceptableStatus(_:)`` with the response when the status is outside
-  ///   the acceptable range.
-  public nonisolated func validate<Value>(_ response: HTTPResponse, for endpoint: Endpoint<Value>)
-    throws
-  {
-    let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
-    guard acceptable.contains(response.status) else {
-      throw APIError.unacceptableStatus(response)
-    }
-  }
-
-  /// Decode a response with the endpoint's strategy and the client's default JSON decoder.
-  /// - Parameters:
-  ///   - response: The response to read.
-  ///   - endpoint: The endpoint whose strategy to use.
-  /// - Returns: The decoded value.
-  /// - Throws: ``APIError/decoding(_:_:)`` with the underlying error and the response.
-  public nonisolated func decode<Value>(_ response: HTTPResponse, for endpoint: Endpoint<Value>)
-    throws -> Value
-  {
-    do {
-      return try endpoint.decoding.decode(response, defaultDecoder: configuration.decoder)
-    } catch let error as APIError {
-      throw error
-    } catch {
-      throw APIError.decoding(error, response)
-    }
   }
 }

@@ -15,9 +15,9 @@ public struct HTTPResponse: Sendable, Hashable {
   public var url: URL?
   /// The request that produced the response, where known; ``APIClient`` fills it in, so error
   /// messages can name the method.
-  public var request: HTTPRequest?
+  public internal(set) var request: HTTPRequest?
   /// How many times the request was sent to get this response; retries raise it above 1.
-  public var attempts = 1
+  public internal(set) var attempts = 1
 
   /// Create a response.
   /// - Parameters:

@@ -12,8 +12,9 @@ import Testing
   @Test func findsTheTopLevelFixturesFolder() throws {
     let fixtures = try Fixtures.nearest()
     #expect(fixtures.directory.lastPathComponent == "Fixtures")
+    // Tests/ErrandTestingTests/FixtureLoading/FixturesTests.swift, four levels below the root.
     let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     #expect(
       fixtures.directory.standardizedFileURL.path
         == packageRoot.appendingPathComponent("Fixtures").standardizedFileURL.path)

@@ -119,7 +119,8 @@ import Testing
     }
     #expect(onQueue)
     #expect(succeeded == (outcome == .dogs))
-    try await Task.sleep(for: .milliseconds(20))
+    // Every block queued on the response queue so far has run once this one does.
+    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
     #expect(calls.value == 1)
   }
 }

@@ -20,11 +20,7 @@ import Testing
     let error = await #expect(throws: APIError.self) {
       try await broken.send(Endpoint<[Dog]>(path: "dogs"))
     }
-    guard case .unacceptableStatus(let response) = error else {
-      Issue.record("not a status error")
-      return
-    }
-    #expect(response.status == 500)
+    #expect(error?.kind == .unacceptableStatus && error?.response?.status == 500)
   }
 
   @Test func networkFails() async throws {
@@ -32,11 +28,7 @@ import Testing
     let failure = await #expect(throws: APIError.self) {
       try await offline.send(Endpoint<[Dog]>(path: "dogs"))
     }
-    guard case .transport(let underlying) = failure else {
-      Issue.record("not a transport error")
-      return
-    }
-    #expect((underlying as? URLError)?.code == .notConnectedToInternet)
+    #expect(failure?.kind == .transport && failure?.urlError?.code == .notConnectedToInternet)
   }
 
   @Test func retryAfterAThirtySecondDelay() async throws {
@@ -66,5 +58,21 @@ import Testing
     try await client.send(
       Endpoint<Void>(method: .put, path: "dogs/7", body: .json(Dog(name: "Rex"))))
     #expect(await stub.verifyAllRoutesUsed().isEmpty)
+  }
+
+  @Test func aSixtySecondTimeoutOnATestClock() async throws {
+    let clock = TestClock()
+    let slow = APIClient(
+      baseURL: base, transport: .stub { $0.on(.get, "/v1/never", .hang) },
+      configuration: APIClient.Configuration(timeout: .seconds(60), clock: clock))
+    let call = Task { try await slow.send(Endpoint<Void>(path: "never")) }
+    await clock.waitForSleepers()
+    await clock.advance(by: .seconds(60))
+    #expect(await #expect(throws: APIError.self) { try await call.value }?.kind == .timedOut)
+  }
+
+  @Test func requestBuildingWithoutATransport() throws {
+    let client = APIClient(baseURL: base, transport: .unimplemented())
+    #expect(try client.makeRequest(for: Endpoint<[Dog]>(path: "dogs")).method == .get)
   }
 }

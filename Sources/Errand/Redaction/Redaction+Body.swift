@@ -5,7 +5,7 @@ extension Redaction {
   ///
   /// A JSON body keeps its key order and formatting when nothing in it is secret, and is written
   /// compactly, in its own order, when something is; URLs inside its strings lose their secret
-  /// query values too. A JSON body nested deeper than ``JSONValue/maximumDepth`` levels cannot be
+  /// query values too. A JSON body nested deeper than 512 levels cannot be
   /// inspected safely and is replaced by a note of its size.
   /// - Parameters:
   ///   - body: The body.

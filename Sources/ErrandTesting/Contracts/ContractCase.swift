@@ -9,7 +9,7 @@ import Foundation
 /// .fails("offline", Endpoint<Dog>(path: "dogs/1"), with: .transport)
 /// ```
 public struct ContractCase: Sendable, CustomStringConvertible {
-  /// The kinds of failure a case can expect: ``APIError/Kind``, under the name contracts used
+  /// The kinds of failure a case can expect: `APIError.Kind`, under the name contracts used
   /// first.
   public typealias Failure = APIError.Kind
 

@@ -40,7 +40,11 @@ import Testing
       return lock.withLock { results[0] }
     }
 
-    var count: Int { lock.withLock { results.count } }
+    /// How many times the completion ran, once every block queued on `queue` so far has run.
+    func countOnceTheQueueDrains() async -> Int {
+      await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+      return lock.withLock { results.count }
+    }
   }
 
   @Test(arguments: [true, false])
@@ -55,8 +59,7 @@ import Testing
     case .success(let dogs): #expect(succeeds && dogs == [Dog(name: "Rex")])
     case .failure(let error): #expect(!succeeds && error.kind == .unacceptableStatus)
     }
-    try await Task.sleep(for: .milliseconds(20))
-    #expect(completion.count == 1)
+    #expect(await completion.countOnceTheQueueDrains() == 1)
   }
 
   @Test func cancellingDeliversCancelledOnce() async throws {
@@ -75,7 +78,6 @@ import Testing
       return
     }
     #expect(error.kind == .cancelled)
-    try await Task.sleep(for: .milliseconds(20))
-    #expect(completion.count == 1)
+    #expect(await completion.countOnceTheQueueDrains() == 1)
   }
 }

@@ -4,8 +4,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The request-building lines of DESIGN.md's contract, compiled as written.
-@Suite struct DesignContractTests {
+/// The request-building lines of the core API contract (the API that never changes), compiled as
+/// written.
+@Suite struct CoreAPIContractTests {
   @Test func createEndpointBuildsTheDocumentedRequest() throws {
     let client = APIClient(
       baseURL: URL(string: "https://api.example.com/v1")!, transport: .unimplemented())

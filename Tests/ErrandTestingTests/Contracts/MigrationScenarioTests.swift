@@ -4,8 +4,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The seeds' tests, ported to the stub kit: each is a line or two of setup and one assertion.
-@Suite struct SeedScenarioTests {
+/// Four common ways of testing networking code (a URLProtocol mock, an injected session,
+/// provider-level stubs, a test-driven client), ported to the stub kit: each is a line or two of
+/// setup and one assertion.
+@Suite struct MigrationScenarioTests {
   enum Outcome: String, CaseIterable, Sendable {
     case fixtureJSON, serverError, incorrectData, transportError
 
@@ -34,7 +36,7 @@ import Testing
     var name: String
   }
 
-  /// Scenario 2 (generic request over an injected session) and scenario 4 (DogPatch TDD).
+  /// A generic request over an injected session, and a test-driven REST client (DogPatch).
   @Test(arguments: Outcome.allCases)
   func getDogs(outcome: Outcome) async throws {
     let stub = StubTransport()
@@ -51,7 +53,7 @@ import Testing
     #expect(sent.url.absoluteString == "https://api.example.com/v1/dogs")
   }
 
-  /// Scenario 1: a private endpoint carries the bearer token; the envelope is decoded.
+  /// Endpoint kinds and hosts: a private endpoint carries the bearer token; the envelope is decoded.
   @Test func privateEndpointDecodesAnEnvelope() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/me", .status(200, body: Data(#"{"result":{"name":"Rex"}}"#.utf8)))
@@ -62,7 +64,7 @@ import Testing
     #expect(try await stub.nextRequest().headers["Authorization"] == "Bearer t0k3n")
   }
 
-  /// Scenario 3: every call answered with 401, as a provider-level stub would.
+  /// Provider-level stubbing: every call answered with 401, as a provider-level stub would.
   @Test func everyCallAnswered401() async throws {
     let client = client(StubTransport { _ in .status(401) })
     for path in ["dogs", "cats", "me"] {
@@ -73,7 +75,7 @@ import Testing
     }
   }
 
-  /// Scenario 4: results reach the main actor.
+  /// A test-driven REST client: results reach the main actor.
   @Test @MainActor func resultsArriveOnTheMainActor() async throws {
     let client = client(.stub { $0.on(.get, "/v1/dogs", .json([Dog(name: "Rex")])) })
     let dogs = try await client.send(Endpoint<[Dog]>(path: "dogs"))

@@ -5,8 +5,9 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// DESIGN.md's contract, run as written against the stub and against a real URLSession.
-@Suite struct DesignContractTests {
+/// The core API contract (the API that never changes), run as written against the stub and
+/// against a real URLSession.
+@Suite struct CoreAPIContractTests {
   enum Backend: String, CaseIterable, Sendable {
     case stub, urlSession
   }

@@ -1,8 +1,12 @@
 import Foundation
 
-/// One timer for every request deadline in the process: registering a deadline is a heap insert
-/// under a lock, and cancelling it drops its handler, so a request pays well under a microsecond
-/// for its timeout instead of a Dispatch source of its own.
+/// One timer for every request deadline on the continuous clock: registering a deadline is a heap
+/// insert under a lock and cancelling it drops its handler, instead of a Dispatch source per request
+/// (which also piled up 60-second timers under load).
+///
+/// As measured by the benchmark package (`Benchmarks/README.md`), a `send` through a stub costs
+/// 10.0 µs with the default 60-second timeout and 3.5 µs without: the deadline as a whole, this
+/// timer plus the task and continuation that race the transport, is about 6.5 µs per request.
 ///
 /// `@unchecked Sendable` is safe: all mutable state is guarded by `lock`; handlers run on `queue`
 /// outside the lock.

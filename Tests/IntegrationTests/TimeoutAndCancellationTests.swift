@@ -35,6 +35,8 @@ import Testing
     #expect(elapsed <= limit * 1.1, "took \(elapsed)")
   }
 
+  /// URLSession's own request timeout (not Errand's deadline, which runs on the client's clock)
+  /// fires on the wall clock; its `URLError(.timedOut)` must still read as `.timedOut`.
   @Test func sessionRequestTimeoutMapsToTimedOut() async throws {
     let server = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(20)) }
     defer { server.stop() }

@@ -10,12 +10,6 @@ import Foundation
 /// Every step is a plain function that tests can call on its own: ``makeRequest(for:)`` builds
 /// the request without sending it, ``validate(_:for:)`` checks the status and
 /// ``decode(_:for:)`` reads the body. Everything `send` throws is an ``APIError``.
-///
-/// One request goes through six files, each named after its step: `Endpoint.swift` (what to
-/// call), `APIClient+RequestBuilding.swift` (``makeRequest(for:)``),
-/// `APIClient+Middleware.swift` (the chain, outermost first), `Transport.swift` (the exchange,
-/// within its deadline), `APIClient+Validation.swift` (the status) and `ResponseDecoding.swift`
-/// (the value).
 public actor APIClient {
   /// The URL that endpoint paths are joined to.
   public nonisolated let baseURL: URL

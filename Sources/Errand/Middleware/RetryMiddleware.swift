@@ -33,7 +33,8 @@ public struct RetryMiddleware: Middleware {
     self.clock = clock
     self.now = now
     self.random = { limit in
-      let nanoseconds = limit / .nanoseconds(1)
+      // Saturates: a limit beyond Int64 nanoseconds (about 292 years) draws from that range.
+      let nanoseconds = min(max(limit / .nanoseconds(1), 0), 9.2e18)
       return .nanoseconds(Int64(Double.random(in: 0...1) * nanoseconds))
     }
   }

@@ -71,11 +71,14 @@ public struct RetryPolicy: Sendable {
 
   /// The backoff before retry number `retry` (1 for the first retry), before jitter.
   /// - Parameter retry: Which retry, from 1.
-  /// - Returns: `baseDelay × 2^(retry − 1)`, at most `maxDelay`.
+  /// - Returns: `baseDelay × 2^(retry − 1)`, at most `maxDelay`; it saturates instead of
+  ///   overflowing for any attempt number and delay.
   public func backoff(beforeRetry retry: Int) -> Duration {
-    let exponent = min(max(retry - 1, 0), 30)
-    let delay = baseDelay * (1 << exponent)
-    return delay < maxDelay ? delay : maxDelay
+    let exponent = min(max(retry - 1, 0), 62)
+    let factor = Int64(1) << exponent
+    // Compare before multiplying, so that a huge base delay or attempt number cannot overflow.
+    guard baseDelay <= maxDelay / factor else { return max(maxDelay, .zero) }
+    return baseDelay * factor
   }
 
   /// The wait that a `Retry-After` value asks for, in seconds (`120`) or as an HTTP-date

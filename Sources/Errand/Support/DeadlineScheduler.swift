@@ -36,8 +36,10 @@ final class DeadlineScheduler: @unchecked Sendable {
   /// Run `handler` after `delay`, unless cancelled first.
   /// - Returns: An identifier for ``cancel(_:)``.
   func schedule(after delay: Duration, _ handler: @escaping @Sendable () -> Void) -> UInt64 {
-    let nanoseconds = UInt64(max(0, delay / .nanoseconds(1)))
-    let deadline = DispatchTime.now().uptimeNanoseconds &+ nanoseconds
+    // Saturates: a delay of centuries (`.seconds(Int64.max)`, say) means "never", not a crash.
+    let nanoseconds = UInt64(min(max(0, delay / .nanoseconds(1)), 9.0e18))
+    let (sum, overflow) = DispatchTime.now().uptimeNanoseconds.addingReportingOverflow(nanoseconds)
+    let deadline = overflow ? UInt64.max - 1 : min(sum, UInt64.max - 1)
     return lock.withLock {
       nextID &+= 1
       handlers[nextID] = handler

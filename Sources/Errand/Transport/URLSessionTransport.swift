@@ -73,7 +73,8 @@ public final class URLSessionTransport: Transport {
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {
-      urlRequest.timeoutInterval = max(1, timeout.seconds.rounded(.up))
+      // At least a second (Linux reads whole seconds), at most about 68 years (curl's limit).
+      urlRequest.timeoutInterval = min(max(1, timeout.seconds.rounded(.up)), Double(Int32.max))
     }
     let running = Locked(RunningTask())
     return try await withTaskCancellationHandler {

@@ -62,4 +62,13 @@ import Testing
     await clock.advance(by: .seconds(7200))
     #expect(try await call.value == [Dog(name: "Rex")])
   }
+
+  /// A timeout of centuries on the continuous clock means "never", not a crash.
+  @Test(arguments: [Duration.seconds(Int64.max), .seconds(Int64.max / 1_000), .seconds(1 << 40)])
+  func hugeTimeoutsSaturate(timeout: Duration) async throws {
+    let client = APIClient(
+      baseURL: base, transport: .stub { $0.on(.get, "/v1/dogs", .json([Dog(name: "Rex")])) },
+      configuration: APIClient.Configuration(timeout: timeout))
+    #expect(try await client.send(Endpoint<[Dog]>(path: "dogs")) == [Dog(name: "Rex")])
+  }
 }

@@ -190,6 +190,29 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
     #expect(policy.backoff(beforeRetry: retry) == .seconds(seconds))
   }
 
+  /// Huge attempt numbers and delays saturate at the maximum instead of overflowing.
+  @Test(arguments: [
+    (Duration.seconds(1), Duration.seconds(10), Int.max, Duration.seconds(10)),
+    (.seconds(Int64.max / 2), .seconds(Int64.max), 40, .seconds(Int64.max)),
+    (.seconds(Int64.max), .seconds(Int64.max), 2, .seconds(Int64.max)),
+    (.milliseconds(500), .seconds(Int64.max), 200, .milliseconds(500) * (Int64(1) << 62)),
+  ])
+  func backoffSaturates(base: Duration, maximum: Duration, retry: Int, expected: Duration) {
+    let policy = RetryPolicy(baseDelay: base, maxDelay: maximum)
+    #expect(policy.backoff(beforeRetry: retry) == expected)
+  }
+
+  @Test func fullJitterOverAHugeBackoffStillWaits() async throws {
+    let clock = ImmediateClock()
+    let policy = RetryPolicy(
+      maxAttempts: 2, baseDelay: .seconds(Int64.max), maxDelay: .seconds(Int64.max))
+    let stub = StubTransport { _ in .status(503) }
+    let response = try await client(stub, policy: policy, clock: clock)
+      .response(for: Endpoint<Data>(path: "d").accepting(200..<600)).response
+    #expect(response.status == 503 && response.attempts == 2)
+    #expect(clock.now.offset <= .seconds(9_300_000_000))
+  }
+
   @Test func fullJitterStaysWithinTheBackoff() async throws {
     let stub = StubTransport { _ in .status(503) }
     let clock = ImmediateClock()

@@ -10,12 +10,17 @@ extension APIClient {
   /// - Parameter endpoint: The endpoint to build.
   /// - Returns: The request, ready for a transport.
   /// - Throws: ``APIError/invalidRequest(_:)`` naming the endpoint and the problem: a base URL
-  ///   without scheme or host, a `.` or `..` path segment, a header name or value that is not
+  ///   without scheme or host, a method that is not an RFC 9110 token, a `.` or `..` path segment, a header name or value that is not
   ///   valid (a value with CR or LF could inject headers), a body that cannot be encoded, or a
   ///   timeout that is not positive.
   public nonisolated func makeRequest<Value>(for endpoint: Endpoint<Value>) throws -> HTTPRequest {
     func invalid(_ problem: String) -> APIError {
       .invalidRequest("\(endpoint.method) \(endpoint.path): \(problem)")
+    }
+    guard endpoint.method.isValidToken else {
+      throw APIError.invalidRequest(
+        "\(String(reflecting: endpoint.method.rawValue)) \(endpoint.path): the method is not a valid token."
+      )
     }
     let url = try makeURL(path: endpoint.path, query: endpoint.query, invalid: invalid)
 

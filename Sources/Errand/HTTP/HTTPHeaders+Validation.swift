@@ -19,7 +19,7 @@ extension HTTPHeaders {
   }
 
   /// RFC 9110 `tchar`: letters, digits and ``!#$%&'*+-.^_`|~``.
-  private static func isTokenByte(_ byte: UInt8) -> Bool {
+  static func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
       UInt8(ascii: "0")...UInt8(ascii: "9"):

@@ -5,6 +5,32 @@ import TestSupport
 import Testing
 
 @Suite struct InvalidRequestTests {
+  /// A method reaches the request line verbatim: anything but a token could smuggle a request.
+  @Test(arguments: [
+    (
+      "GET /x HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET",
+      #""GET /x HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET""#
+    ),
+    ("GET ", #""GET ""#),
+    ("", #""""#),
+    ("PO\u{0}ST", #""PO\0ST""#),
+    ("GÉT", #""GÉT""#),
+  ])
+  func rejectsMethodsThatAreNotTokens(method: String, shown: String) throws {
+    let client = makeClient()
+    let endpoint = Endpoint<Data>(method: HTTPMethod(rawValue: method), path: "dogs")
+    let error = try #require(throws: APIError.self) { try client.makeRequest(for: endpoint) }
+    #expect(error.invalidRequestReason == "\(shown) dogs: the method is not a valid token.")
+    #expect(!HTTPMethod(rawValue: method).isValidToken)
+  }
+
+  @Test(arguments: ["GET", "PROPFIND", "M-SEARCH", "purge", "X.1_~!#$%&'*+^`|"])
+  func acceptsTokenMethods(method: String) throws {
+    let request = try makeClient().makeRequest(
+      for: Endpoint<Data>(method: HTTPMethod(rawValue: method), path: "dogs"))
+    #expect(request.method.rawValue == method)
+  }
+
   @Test(arguments: [
     (
       "dogs/../admin",

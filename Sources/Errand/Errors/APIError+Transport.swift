@@ -24,13 +24,37 @@ extension URLError {
   /// The key under which Errand keeps the method and URL of the failed request.
   static let errandRequestKey = "ErrandRequest"
 
-  /// This error with the request's description, and its URL as the failing URL when none is set.
+  /// This error with the request's description, and its URL as the failing URL when none is set;
+  /// every failing URL it carries, here or in the errors beneath it, has its secrets hidden by
+  /// `Redaction.default`, so that printing or dumping the error shows none.
   func adding(_ request: HTTPRequest) -> URLError {
     var info = userInfo
     info[Self.errandRequestKey] = request.description
     if info[NSURLErrorFailingURLErrorKey] == nil {
       info[NSURLErrorFailingURLErrorKey] = request.url
     }
-    return URLError(code, userInfo: info)
+    return URLError(code, userInfo: Self.hidingSecrets(in: info, depth: 0))
+  }
+
+  /// The key URLSession also stores the failing URL under, as text
+  /// (`NSURLErrorFailingURLStringErrorKey`, deprecated but still set).
+  private static let failingURLStringKey = "NSErrorFailingURLStringKey"
+
+  /// User info with failing URLs redacted, in nested underlying errors too (a few levels deep).
+  private static func hidingSecrets(in info: [String: Any], depth: Int) -> [String: Any] {
+    var info = info
+    let redaction = Redaction.default
+    if let url = info[NSURLErrorFailingURLErrorKey] as? URL {
+      info[NSURLErrorFailingURLErrorKey] = redaction.redactedURL(url)
+    }
+    if let text = info[failingURLStringKey] as? String, let url = URL(string: text) {
+      info[failingURLStringKey] = redaction.redact(url)
+    }
+    if depth < 4, let underlying = info[NSUnderlyingErrorKey] as? NSError {
+      info[NSUnderlyingErrorKey] = NSError(
+        domain: underlying.domain, code: underlying.code,
+        userInfo: hidingSecrets(in: underlying.userInfo, depth: depth + 1))
+    }
+    return info
   }
 }

@@ -96,7 +96,7 @@ public struct Redaction: Sendable, Hashable {
   }
 
   /// The URL with secrets replaced by a percent-encoded `<redacted>`, so that it stays a URL.
-  private func redactedURL(_ url: URL) -> URL {
+  func redactedURL(_ url: URL) -> URL {
     URL(
       string: redact(url).replacingOccurrences(
         of: HTTPHeaders.redactedValue, with: "%3Credacted%3E"))

@@ -9,7 +9,7 @@ import Testing
 @Suite struct RedirectTests {
   static let credentials: HTTPHeaders = [
     "Authorization": "Bearer s3cret", "Proxy-Authorization": "Basic s3cret",
-    "Cookie": "session=s3cret",
+    "Cookie": "session=s3cret", "X-API-Key": "k3y", "X-Auth-Token": "t0k3n",
     "X-Trace": "abc",
   ]
 
@@ -26,7 +26,7 @@ import Testing
     #expect(full.response.url == server.url("/end"))
     let requests = server.requests
     #expect(requests.map(\.path) == ["/start", "/end"])
-    for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-Trace"] {
+    for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "X-Trace"] {
       #expect(requests.last?.headers[name] == Self.credentials[name], "\(name)")
     }
   }
@@ -46,6 +46,8 @@ import Testing
     #expect(received.headers["Authorization"] == nil)
     #expect(received.headers["Proxy-Authorization"] == nil)
     #expect(received.headers["Cookie"] == nil)
+    #expect(received.headers["X-API-Key"] == nil)
+    #expect(received.headers["X-Auth-Token"] == nil)
     #expect(received.headers["X-Trace"] == "abc")
   }
 

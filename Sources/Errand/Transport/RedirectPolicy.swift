@@ -4,11 +4,14 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// What Errand does with a redirect: follow within the origin, strip credentials across origins,
-/// and refuse to go from HTTPS to plain HTTP.
+/// What Errand does with a redirect: follow within the origin, strip secrets across origins, and
+/// refuse to go from HTTPS to plain HTTP.
 enum RedirectPolicy {
-  /// The headers that carry credentials and must not follow a redirect to another origin.
-  static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+  /// Whether a header carries a secret that must not follow a redirect to another origin: the
+  /// credential headers and every header `Redaction.default` hides (API keys, auth tokens).
+  static func isSecret(_ name: String) -> Bool {
+    Redaction.default.hidesHeader(name)
+  }
 
   /// The decision for one redirect.
   enum Decision: Equatable {
@@ -27,7 +30,7 @@ enum RedirectPolicy {
     }
     guard !isSameOrigin(source, target) else { return .follow(proposed) }
     var stripped = proposed
-    for name in credentialHeaders {
+    for name in (proposed.allHTTPHeaderFields ?? [:]).keys where isSecret(name) {
       stripped.setValue(nil, forHTTPHeaderField: name)
     }
     return .follow(stripped)

@@ -12,7 +12,8 @@ import Foundation
 ///
 /// Created from a configuration (the default is ``defaultConfiguration()``), it owns its session
 /// and a session-level delegate that follows same-origin redirects, strips `Authorization`,
-/// `Proxy-Authorization` and `Cookie` before following a redirect to another scheme, host or port,
+/// `Proxy-Authorization`, `Cookie` and every header `Redaction.default` hides (API keys, auth
+/// tokens) before following a redirect to another scheme, host or port,
 /// refuses a redirect from HTTPS to HTTP with ``InsecureRedirectError``, and returns a `401` as a
 /// response (on Linux, URLSession would otherwise wait forever for a credential).
 ///

@@ -13,7 +13,7 @@ import Testing
     var request = URLRequest(url: url(target))
     for (name, value) in [
       ("Authorization", "Bearer s3cret"), ("Proxy-Authorization", "Basic s3cret"),
-      ("Cookie", "a=s3cret"),
+      ("Cookie", "a=s3cret"), ("X-API-Key", "k3y"), ("X-Auth-Token", "t0k3n"),
       ("X-Trace", "abc"),
     ] {
       request.setValue(value, forHTTPHeaderField: name)
@@ -40,7 +40,7 @@ import Testing
     }
     #expect(next.url == url(target))
     #expect(next.value(forHTTPHeaderField: "X-Trace") == "abc")
-    for name in ["Authorization", "Proxy-Authorization", "Cookie"] {
+    for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "X-Auth-Token"] {
       #expect((next.value(forHTTPHeaderField: name) != nil) == sameOrigin, "\(name)")
     }
   }

@@ -108,10 +108,10 @@ import Testing
     let key = DispatchSpecificKey<String>()
     let queue = DispatchQueue(label: "dogpatch.response-queue")
     queue.setSpecific(key: key, value: "response")
-    let calls = LockedCount()
+    let calls = Locked(0)
     let (onQueue, succeeded): (Bool, Bool) = await withCheckedContinuation { continuation in
       client.getDogs(queue: queue) { result in
-        calls.increment()
+        calls.withLock { $0 += 1 }
         continuation.resume(
           returning: (DispatchQueue.getSpecific(key: key) == "response", (try? result.get()) != nil)
         )
@@ -121,15 +121,6 @@ import Testing
     #expect(succeeded == (outcome == .dogs))
     // Every block queued on the response queue so far has run once this one does.
     await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
-    #expect(calls.value == 1)
+    #expect(calls.withLock { $0 } == 1)
   }
-}
-
-/// A counter for callbacks; `@unchecked Sendable` is safe because every access holds the lock.
-final class LockedCount: @unchecked Sendable {
-  private let lock = NSLock()
-  private var count = 0
-
-  func increment() { lock.withLock { count += 1 } }
-  var value: Int { lock.withLock { count } }
 }

@@ -52,35 +52,19 @@ import Testing
   }
 
   @Test func credentialsStayOffAfterLeavingTheOrigin() async throws {
-    let home = Box<URL?>(nil)
+    let home = Locked<URL?>(nil)
     let other = try LoopbackServer { _ in
-      home.value.map { .redirect(to: $0) } ?? ScriptedResponse(status: 500)
+      home.withLock { $0 }.map { .redirect(to: $0) } ?? ScriptedResponse(status: 500)
     }
     defer { other.stop() }
     let origin = try LoopbackServer { request in
       request.path == "/start" ? .redirect(to: other.url("/hop")) : .text("home")
     }
     defer { origin.stop() }
-    home.value = origin.url("/back")
+    home.withLock { $0 = origin.url("/back") }
     let endpoint = Endpoint<String>(path: "start", headers: Self.credentials)
     #expect(try await liveClient(origin.baseURL).send(endpoint) == "home")
     #expect(other.requests.first?.headers["Authorization"] == nil)
     #expect(origin.requests.map(\.path) == ["/start", "/back"])
-  }
-}
-
-/// A box for wiring two servers to each other in a test; `@unchecked Sendable` is safe because
-/// every access holds the lock.
-final class Box<Value>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: Value
-
-  init(_ value: Value) {
-    stored = value
-  }
-
-  var value: Value {
-    get { lock.withLock { stored } }
-    set { lock.withLock { stored = newValue } }
   }
 }

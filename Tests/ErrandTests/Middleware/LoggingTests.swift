@@ -24,13 +24,15 @@ import Testing
     body: .json(["user": "ann", "password": "s3cret-password"]))
 
   @Test func eventsCarryNoSecrets() async throws {
-    let events = LockedEvents()
+    let events = Locked<[LogEvent]>([])
     let stub = StubTransport { _ in .status(200, headers: ["Set-Cookie": "id=s3cret-cookie"]) }
     let client = APIClient(
       baseURL: url("https://api.example.com"), transport: stub,
-      configuration: APIClient.Configuration(middleware: [LoggingMiddleware { events.append($0) }]))
+      configuration: APIClient.Configuration(middleware: [
+        LoggingMiddleware { event in events.withLock { $0.append(event) } }
+      ]))
     try await client.send(Self.leaky)
-    let logged = events.all
+    let logged = events.withLock { $0 }
     #expect(logged.map(\.kind) == [.requestSent, .responseReceived])
     let text = logged.map { "\($0.message) \($0.url) \($0.headers.description) \($0.error ?? "")" }
       .joined(separator: "\n")
@@ -48,12 +50,14 @@ import Testing
   }
 
   @Test func failuresAreLoggedWithoutSecrets() async throws {
-    let events = LockedEvents()
+    let events = Locked<[LogEvent]>([])
     let client = APIClient(
       baseURL: url("https://api.example.com"), transport: StubTransport { _ in .connectionLost },
-      configuration: APIClient.Configuration(middleware: [LoggingMiddleware { events.append($0) }]))
+      configuration: APIClient.Configuration(middleware: [
+        LoggingMiddleware { event in events.withLock { $0.append(event) } }
+      ]))
     await #expect(throws: APIError.self) { try await client.send(Self.leaky) }
-    let failure = try #require(events.all.last)
+    let failure = try #require(events.withLock { $0 }.last)
     #expect(failure.kind == .failed)
     let error = try #require(failure.error)
     #expect(error.contains("the connection was lost before the response was complete"))
@@ -65,11 +69,11 @@ import Testing
   @Test func failuresHideCustomQuerySecrets() async throws {
     var redaction = Redaction.default
     redaction.queryParameters.insert("pin")
-    let events = LockedEvents()
+    let events = Locked<[LogEvent]>([])
     let client = APIClient(
       baseURL: url("https://api.example.com"), transport: StubTransport { _ in .connectionLost },
       configuration: APIClient.Configuration(middleware: [
-        LoggingMiddleware(redaction: redaction) { events.append($0) }
+        LoggingMiddleware(redaction: redaction) { event in events.withLock { $0.append(event) } }
       ]))
     await #expect(throws: APIError.self) {
       try await client.send(
@@ -79,7 +83,7 @@ import Testing
             URLQueryItem(name: "token", value: "abc"), URLQueryItem(name: "pin", value: "4321"),
           ]))
     }
-    let failure = try #require(events.all.last)
+    let failure = try #require(events.withLock { $0 }.last)
     #expect(failure.url == "https://api.example.com/unlock?token=<redacted>&pin=<redacted>")
     #expect(
       failure.error?.contains("GET https://api.example.com/unlock?token=<redacted>&pin=<redacted>")
@@ -113,14 +117,4 @@ import Testing
           --max-time 30
         """)
   }
-}
-
-/// Log events collected from concurrent handlers; `@unchecked Sendable` is safe because every
-/// access holds the lock.
-final class LockedEvents: @unchecked Sendable {
-  private let lock = NSLock()
-  private var events: [LogEvent] = []
-
-  func append(_ event: LogEvent) { lock.withLock { events.append(event) } }
-  var all: [LogEvent] { lock.withLock { events } }
 }

@@ -6,20 +6,10 @@ import Testing
 
 /// Records the order in which middleware run, and what they saw.
 final class Trace: Sendable {
-  private let entries = LockedList()
+  private let entries = Locked<[String]>([])
 
-  func append(_ entry: String) { entries.append(entry) }
-  var all: [String] { entries.all }
-}
-
-/// A small locked list for test bookkeeping; `@unchecked Sendable` is safe because every access
-/// holds the lock.
-final class LockedList: @unchecked Sendable {
-  private let lock = NSLock()
-  private var items: [String] = []
-
-  func append(_ item: String) { lock.withLock { items.append(item) } }
-  var all: [String] { lock.withLock { items } }
+  func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+  var all: [String] { entries.withLock { $0 } }
 }
 
 /// Tags the request with a header and notes its passage.

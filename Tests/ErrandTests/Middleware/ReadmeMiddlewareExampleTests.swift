@@ -12,14 +12,14 @@ import Testing
   }
 
   @Test func clientWithAuthRetriesAndLogging() async throws {
-    let lines = LockedList()
+    let lines = Locked<[String]>([])
     let stub = StubTransport()
     await stub.on(.header("Authorization", "Bearer expired"), .status(401))
     await stub.on(.get, "/v1/me", .sequence([.status(503), .json(Dog(name: "Rex"))]))
     let client = APIClient(
       baseURL: url("https://api.example.com/v1"), transport: stub,
       configuration: .init(middleware: [
-        LoggingMiddleware { event in lines.append(event.message) },
+        LoggingMiddleware { event in lines.withLock { $0.append(event.message) } },
         RetryMiddleware(policy: RetryPolicy(maxAttempts: 4, jitter: .none), clock: .immediate),
         BearerAuthenticationMiddleware(provider: SessionTokens()),
       ]))
@@ -30,7 +30,7 @@ import Testing
       await stub.requests.compactMap { $0.headers["Authorization"] } == [
         "Bearer expired", "Bearer fresh", "Bearer fresh",
       ])
-    #expect(lines.all.count == 2)
-    #expect(lines.all.first == "→ GET https://api.example.com/v1/me")
+    #expect(lines.withLock { $0 }.count == 2)
+    #expect(lines.withLock { $0 }.first == "→ GET https://api.example.com/v1/me")
   }
 }

@@ -69,7 +69,9 @@ private struct Parser {
   mutating func enter() throws(JSONValue.ParseError) {
     depth += 1
     guard depth <= JSONValue.maximumDepth else {
-      throw error("the document is nested deeper than \(JSONValue.maximumDepth) levels")
+      var tooDeep = error("the document is nested deeper than \(JSONValue.maximumDepth) levels")
+      tooDeep.isNestedTooDeeply = true
+      throw tooDeep
     }
   }
 

@@ -43,11 +43,14 @@ package enum JSONValue: Equatable, Sendable {
     package var line: Int
     package var column: Int
     package var reason: String
+    /// Whether the document was refused for nesting deeper than ``JSONValue/maximumDepth``.
+    package var isNestedTooDeeply = false
 
-    package init(line: Int, column: Int, reason: String) {
+    package init(line: Int, column: Int, reason: String, isNestedTooDeeply: Bool = false) {
       self.line = line
       self.column = column
       self.reason = reason
+      self.isNestedTooDeeply = isNestedTooDeeply
     }
   }
 

@@ -24,7 +24,7 @@ extension Redaction {
     let value: JSONValue
     do {
       value = try JSONValue.parse(body)
-    } catch  where error.reason.hasPrefix("the document is nested deeper") {
+    } catch let error where error.isNestedTooDeeply {
       return Data("<\(body.count) bytes of JSON nested too deeply to redact>".utf8)
     } catch {
       return body

@@ -8,7 +8,7 @@ import Foundation
 /// at once and the operation is cancelled; it finishes in the background without holding the
 /// caller, even if a transport is slow to notice.
 func withDeadline<Value: Sendable>(
-  _ timeout: Duration?, on clock: any Clock<Duration> = ContinuousClock(),
+  _ timeout: Duration?, on clock: any Clock<Duration>,
   _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
   guard let timeout else { return try await operation() }

@@ -7,12 +7,6 @@ import Foundation
 /// What Errand does with a redirect: follow within the origin, strip secrets across origins, and
 /// refuse to go from HTTPS to plain HTTP.
 enum RedirectPolicy {
-  /// Whether a header carries a secret that must not follow a redirect to another origin: the
-  /// credential headers and every header `Redaction.default` hides (API keys, auth tokens).
-  static func isSecret(_ name: String) -> Bool {
-    Redaction.default.hidesHeader(name)
-  }
-
   /// The decision for one redirect.
   enum Decision: Equatable {
     /// Follow with this request.
@@ -29,8 +23,10 @@ enum RedirectPolicy {
       return .refuseDowngrade(from: source, to: target)
     }
     guard !isSameOrigin(source, target) else { return .follow(proposed) }
+    // Every header the redaction engine hides (credentials, API keys, auth tokens) stays behind.
     var stripped = proposed
-    for name in (proposed.allHTTPHeaderFields ?? [:]).keys where isSecret(name) {
+    for name in (proposed.allHTTPHeaderFields ?? [:]).keys
+    where Redaction.default.hidesHeader(name) {
       stripped.setValue(nil, forHTTPHeaderField: name)
     }
     return .follow(stripped)

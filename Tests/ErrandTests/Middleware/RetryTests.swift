@@ -202,7 +202,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
     #expect(policy.backoff(beforeRetry: retry) == expected)
   }
 
-  @Test func fullJitterOverAHugeBackoffStillWaits() async throws {
+  @Test func fullJitterOverAHugeBackoffSaturates() async throws {
     let clock = ImmediateClock()
     let policy = RetryPolicy(
       maxAttempts: 2, baseDelay: .seconds(Int64.max), maxDelay: .seconds(Int64.max))

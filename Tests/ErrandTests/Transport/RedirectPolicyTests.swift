@@ -55,7 +55,7 @@ import Testing
         == .refuseDowngrade(from: source, to: url(target)))
   }
 
-  @Test func delegateRefusesADowngradeAndRemembersIt() async throws {
+  @Test func delegateRefusesADowngradeAndEndsTheExchangeWithIt() async throws {
     let delegate = SessionDelegate()
     let session = URLSession(configuration: .ephemeral)
     defer { session.invalidateAndCancel() }

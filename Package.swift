@@ -6,19 +6,23 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
   products: [
     .library(name: "Errand", targets: ["Errand"]),
+    // Stubs, cassettes, contracts, clocks and fixtures, for apps and tools: links no test framework.
+    .library(name: "ErrandStubs", targets: ["ErrandStubs"]),
+    // What test targets import: ErrandStubs, plus reporting to Swift Testing.
     .library(name: "ErrandTesting", targets: ["ErrandTesting"]),
   ],
   targets: [
     .target(name: "Errand"),
-    .target(name: "ErrandTesting", dependencies: ["Errand"]),
+    .target(name: "ErrandStubs", dependencies: ["Errand"]),
+    .target(name: "ErrandTesting", dependencies: ["ErrandStubs"]),
     // Test support, not a product: a scripted HTTP/1.1 server on 127.0.0.1.
     .target(name: "LoopbackServer", dependencies: ["Errand"]),
     // The example a newcomer runs first: `swift run dogpatch`.
     .target(
-      name: "DogPatch", dependencies: ["Errand", "ErrandTesting"],
+      name: "DogPatch", dependencies: ["Errand", "ErrandStubs"],
       path: "Examples/DogPatch/Sources/DogPatch"),
     .executableTarget(
-      name: "dogpatch", dependencies: ["DogPatch", "ErrandTesting"],
+      name: "dogpatch", dependencies: ["DogPatch", "ErrandStubs"],
       path: "Examples/DogPatch/Sources/dogpatch"),
     // Test support, not a product: the dog, URLs and clients that every test target shares.
     .target(name: "TestSupport", dependencies: ["Errand", "ErrandTesting"], path: "Tests/Support"),

@@ -12,7 +12,7 @@ let package = Package(
       name: "errand-benchmarks",
       dependencies: [
         .product(name: "Errand", package: "Errand"),
-        .product(name: "ErrandTesting", package: "Errand"),
+        .product(name: "ErrandStubs", package: "Errand"),
       ])
   ],
   swiftLanguageModes: [.v6]

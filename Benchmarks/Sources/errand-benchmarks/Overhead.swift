@@ -1,5 +1,5 @@
 import Errand
-import ErrandTesting
+import ErrandStubs
 import Foundation
 
 /// What `APIClient.send` adds over calling its transport directly, with a stub transport so the

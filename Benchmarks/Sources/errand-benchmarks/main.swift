@@ -1,5 +1,5 @@
 import Errand
-import ErrandTesting
+import ErrandStubs
 import Foundation
 
 /// `errand-benchmarks --url http://127.0.0.1:PORT/dogs.json [--seconds S] [--rounds R] [--output FILE]`
@@ -11,7 +11,7 @@ while let key = arguments.popFirst() {
 if options["--profile-overhead"] != nil {
   // For profilers: only the client-overhead loop, and its parts.
   let client = APIClient(
-    baseURL: URL(string: "https://api.example.com/v1")!, transport: ErrandTesting.StubTransport())
+    baseURL: URL(string: "https://api.example.com/v1")!, transport: ErrandStubs.StubTransport())
   let endpoint = Endpoint<Data>(path: "dogs")
   let n = 50_000
   var start = now()

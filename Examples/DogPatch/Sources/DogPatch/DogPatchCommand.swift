@@ -1,5 +1,5 @@
 import Errand
-import ErrandTesting
+import ErrandStubs
 import Foundation
 
 /// What `swift run dogpatch` does: list the dogs from a cassette (no network needed), from a live

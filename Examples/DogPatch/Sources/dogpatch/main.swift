@@ -1,5 +1,5 @@
 import DogPatch
-import ErrandTesting
+import ErrandStubs
 import Foundation
 
 #if canImport(Glibc)

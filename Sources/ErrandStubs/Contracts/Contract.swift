@@ -71,12 +71,3 @@ public struct Contract: Sendable {
     return found
   }
 }
-
-#if canImport(Testing)
-  import Testing
-
-  extension ContractCase: CustomTestStringConvertible {
-    /// The case's name, so each argument of a parameterized test reads as its row.
-    public var testDescription: String { name }
-  }
-#endif

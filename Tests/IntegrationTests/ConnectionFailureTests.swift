@@ -22,13 +22,16 @@ import Testing
         + "connection at 127.0.0.1:\(port) (URLError -1004).")
   }
 
+  // A server that closes without sending a status line: curl, under URLSession on Linux, reports
+  // .badServerResponse; Apple's loader reports .networkConnectionLost. Either is a transport error
+  // with "The request failed".
   @Test(arguments: [
-    (ScriptedResponse.Ending.closeAfterBodyBytes(500), URLError.Code.networkConnectionLost),
-    (.closeAfterBodyBytes(0), .networkConnectionLost),
-    (.resetAfterBodyBytes(500), .networkConnectionLost),
-    (.closeWithoutResponse, .badServerResponse),
+    (ScriptedResponse.Ending.closeAfterBodyBytes(500), [URLError.Code.networkConnectionLost]),
+    (.closeAfterBodyBytes(0), [.networkConnectionLost]),
+    (.resetAfterBodyBytes(500), [.networkConnectionLost]),
+    (.closeWithoutResponse, [.badServerResponse, .networkConnectionLost]),
   ])
-  func brokenResponsesAreTransportErrors(ending: ScriptedResponse.Ending, code: URLError.Code)
+  func brokenResponsesAreTransportErrors(ending: ScriptedResponse.Ending, codes: [URLError.Code])
     async throws
   {
     let server = try LoopbackServer { _ in
@@ -38,8 +41,9 @@ import Testing
     let error = await #expect(throws: APIError.self) {
       _ = try await liveClient(server.baseURL).send(Endpoint<Data>(path: "dogs"))
     }
+    #expect(error?.kind == .transport)
     let underlying = try #require(error?.urlError, "\(String(describing: error))")
-    #expect(underlying.code == code)
+    #expect(codes.contains(underlying.code))
     #expect(
       error?.localizedDescription.hasPrefix(
         "The request failed for GET \(server.url("/dogs").absoluteString): ") == true)

@@ -3,25 +3,29 @@
 
   extension APIClient {
     /// A publisher that sends the endpoint's request when subscribed, then publishes its value
-    /// or fails with its ``APIError``.
+    /// or fails with its ``APIError``. Cancelling the subscription cancels the request.
     /// - Parameter endpoint: What to call and how to read the answer.
     /// - Returns: The publisher; each subscription sends the request again.
     public nonisolated func publisher<Value: Sendable>(for endpoint: Endpoint<Value>)
       -> AnyPublisher<Value, APIError>
     {
-      Deferred {
-        Future<Value, APIError> { promise in
+      Deferred { () -> Publishers.HandleEvents<Future<Value, APIError>> in
+        let running = Locked<Task<Void, Never>?>(nil)
+        // Future runs this closure as it is created, so the task exists before anyone can cancel.
+        let future = Future<Value, APIError> { promise in
           let fulfil = Fulfil(promise)
-          Task {
+          let task = Task {
             do {
               fulfil(.success(try await self.send(endpoint)))
             } catch let error as APIError {
               fulfil(.failure(error))
             } catch {
-              fulfil(.failure(.transport(error)))
+              fulfil(.failure(APIError(transportError: error, request: nil)))
             }
           }
+          running.withLock { $0 = task }
         }
+        return future.handleEvents(receiveCancel: { running.withLock { $0 }?.cancel() })
       }
       .eraseToAnyPublisher()
     }

@@ -30,8 +30,7 @@ public struct Fixtures: Sendable, Hashable {
   public static func nearest(_ folderName: String = "Fixtures", to filePath: String = #filePath)
     throws -> Fixtures
   {
-    var directory = URL(fileURLWithPath: filePath).deletingLastPathComponent()
-    while true {
+    for directory in directories(above: filePath) {
       let candidate = directory.appendingPathComponent(folderName, isDirectory: true)
       var isDirectory: ObjCBool = false
       if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
@@ -39,11 +38,21 @@ public struct Fixtures: Sendable, Hashable {
       {
         return Fixtures(directory: candidate)
       }
-      let parent = directory.deletingLastPathComponent()
-      if parent.path == directory.path {
-        throw FixtureError.folderNotFound(folderName, from: filePath)
-      }
-      directory = parent
+    }
+    throw FixtureError.folderNotFound(folderName, from: filePath)
+  }
+
+  /// The directories that contain `filePath`, nearest first and the root last.
+  ///
+  /// Computed from the standardized path's components rather than by removing the last component
+  /// until nothing changes, which never ends on systems where the root's parent is `/..`: the
+  /// walk is at most as long as the path.
+  package static func directories(above filePath: String) -> [URL] {
+    let components = URL(fileURLWithPath: filePath).standardizedFileURL.pathComponents
+      .dropFirst()  // the root, "/"
+      .filter { $0 != "." && $0 != ".." }  // a standardized path keeps ".." only above the root
+    return (0..<max(components.count, 1)).reversed().map { depth in
+      URL(fileURLWithPath: "/" + components.prefix(depth).joined(separator: "/"), isDirectory: true)
     }
   }
 

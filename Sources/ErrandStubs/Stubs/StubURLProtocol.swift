@@ -20,6 +20,12 @@ import Foundation
 /// alive), so two tests running in parallel never reach each other's stubs, and a session made
 /// for a stub never reaches the network. Request bodies reach the stub even when URLSession
 /// turns them into a stream.
+///
+/// watchOS does not run custom `URLProtocol` classes, so a session configured this way would reach
+/// the real network there: this type is unavailable on watchOS. Inject a ``StubTransport`` instead.
+@available(
+  watchOS, unavailable, message: "watchOS does not run custom URLProtocols; inject a StubTransport"
+)
 public class StubURLProtocol: URLProtocol {
   private var running: Task<Void, Never>?
   private var connection: ClientConnection?
@@ -95,17 +101,25 @@ public class StubURLProtocol: URLProtocol {
 /// connection is open; `close()` takes the same gate, so once `stopLoading` returns the client is
 /// never called again (URLSession traps on calls for a task it has let go). On Apple platforms
 /// the calls are performed on the run loop of the thread that started loading, as URLSession
-/// expects.
+/// expects, in the mode it was running then and in the common modes; the run loop is woken, since
+/// it may be asleep waiting for input. `CFRunLoop` functions may be called from any thread.
 private final class ClientConnection: @unchecked Sendable {
   let owner: URLProtocol
   private let gate = NSLock()
   private var open = true
   #if !canImport(FoundationNetworking)
-    let runLoop = RunLoop.current
+    private let runLoop: CFRunLoop
+    private let modes: CFArray
   #endif
 
+  /// Called from `startLoading()`, on the loader thread.
   init(_ owner: URLProtocol) {
     self.owner = owner
+    #if !canImport(FoundationNetworking)
+      runLoop = CFRunLoopGetCurrent()
+      let current: CFRunLoopMode? = CFRunLoopCopyCurrentMode(runLoop)
+      modes = ([current, CFRunLoopMode.commonModes].compactMap { $0?.rawValue }) as CFArray
+    #endif
   }
 
   /// Stop every later call to the client.
@@ -142,12 +156,14 @@ private final class ClientConnection: @unchecked Sendable {
     #if canImport(FoundationNetworking)
       guarded()
     #else
-      runLoop.perform(guarded)
+      CFRunLoopPerformBlock(runLoop, modes, guarded)
+      CFRunLoopWakeUp(runLoop)
     #endif
   }
 }
 
 /// Gives each configuration a protocol class of its own and remembers which stub it answers from.
+@available(watchOS, unavailable)
 enum StubURLProtocolRegistry {
   /// Protocol classes and their stubs. Each stub stays alive as long as the process, because a
   /// session configuration cannot say when it is done with its protocol class; a test creates
@@ -178,7 +194,23 @@ enum StubURLProtocolRegistry {
   }
 }
 
+/// One configuration's protocol class: a subclass that adds no state.
+@available(watchOS, unavailable)
 private final class StubURLProtocolSlot<Tag>: StubURLProtocol {}
+
+#if !canImport(FoundationNetworking)
+  // Apple's SDKs mark URLProtocol `@unchecked Sendable`, and a Swift subclass must restate an
+  // inherited unchecked conformance (swift-corelibs-foundation marks it unavailable instead, so
+  // there is nothing to restate on Linux). It holds: URLSession calls `startLoading()` and
+  // `stopLoading()` of one instance on its loader thread, one after the other, and only those
+  // touch the stored properties; the task that answers reaches URLSession only through its
+  // connection, which serializes the calls with a lock.
+  @available(watchOS, unavailable)
+  extension StubURLProtocol: @unchecked Sendable {}
+
+  @available(watchOS, unavailable)
+  extension StubURLProtocolSlot: @unchecked Sendable {}
+#endif
 private enum SlotEnd {}
 private enum SlotZero<Rest> {}
 private enum SlotOne<Rest> {}

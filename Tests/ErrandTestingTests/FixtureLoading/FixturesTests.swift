@@ -64,4 +64,24 @@ import Testing
       error.description
         == "No folder named \"NoSuchFolder-7f3a\" in any directory above /tmp/errand/test.swift.")
   }
+
+  @Test(arguments: [
+    ("/a/./b/../c/Test.swift", ["/a/c", "/a", "/"]),
+    ("/Test.swift", ["/"]),
+    ("/", ["/"]),
+    ("/../../../Test.swift", ["/"]),
+    ("/a/b/../../../../Test.swift", ["/"]),
+    ("//a//b/Test.swift", ["/a/b", "/a", "/"]),
+  ])
+  func theWalkUpEndsAtTheRoot(filePath: String, expected: [String]) {
+    #expect(Fixtures.directories(above: filePath).map(\.path) == expected)
+  }
+
+  @Test(arguments: ["/", "/Test.swift", "/../../Test.swift", "relative/Test.swift", ""])
+  func aFolderFoundNowhereIsAnErrorNotAHang(filePath: String) throws {
+    let error = try #require(throws: FixtureError.self) {
+      try Fixtures.nearest("NoSuchFolder-7f3a", to: filePath)
+    }
+    #expect(error == .folderNotFound("NoSuchFolder-7f3a", from: filePath))
+  }
 }

@@ -24,7 +24,7 @@ extension HTTPRequest {
       }
     }
     if let timeout {
-      lines.append("--max-time \(timeout.seconds.formatted(.number.grouping(.never)))")
+      lines.append("--max-time \(timeout.decimalSeconds)")
     }
     return lines.joined(separator: " \\\n  ")
   }

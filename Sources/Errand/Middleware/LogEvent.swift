@@ -45,7 +45,12 @@ public struct LogEvent: Sendable {
     }
   }
 
+  /// Whole milliseconds; a duration too long for `Int` (only a test clock gets there) reads as
+  /// the largest `Int` instead of trapping.
   private static func milliseconds(_ duration: Duration?) -> String {
-    "\(Int(((duration ?? .zero) / .milliseconds(1)).rounded())) ms"
+    let milliseconds = ((duration ?? .zero) / .milliseconds(1)).rounded()
+    let whole =
+      milliseconds <= 0 ? 0 : milliseconds >= Double(Int.max) ? Int.max : Int(milliseconds)
+    return "\(whole) ms"
   }
 }

@@ -7,3 +7,26 @@ extension Duration {
     return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
   }
 }
+
+extension Duration {
+  /// The duration in seconds as a plain decimal, such as `2.5` or `30`, for command lines: the same
+  /// in every locale (no grouping, always a `.`), to the microsecond, rounded up so that a short
+  /// positive duration never reads as `0`. Zero and negative durations read `0`.
+  var decimalSeconds: String {
+    guard self > .zero else { return "0" }
+    var (seconds, attoseconds) = components
+    let attosecondsPerMicrosecond: Int64 = 1_000_000_000_000
+    var microseconds = (attoseconds + attosecondsPerMicrosecond - 1) / attosecondsPerMicrosecond
+    if microseconds == 1_000_000 {
+      microseconds = 0
+      seconds = seconds == .max ? seconds : seconds + 1
+    }
+    guard microseconds > 0 else { return String(seconds) }
+    let digits = String(microseconds)
+    var fraction = String(repeating: "0", count: 6 - digits.count) + digits  // "000001", "500000"
+    while fraction.hasSuffix("0") {
+      fraction.removeLast()
+    }
+    return "\(seconds).\(fraction)"
+  }
+}

@@ -117,4 +117,34 @@ import Testing
           --max-time 30
         """)
   }
+
+  /// The same digits in every locale: no grouping, always a `.`, never a zero for a short wait.
+  @Test(arguments: [
+    (Duration.seconds(30), "30"), (.milliseconds(2_500), "2.5"), (.seconds(1_500), "1500"),
+    (.milliseconds(1), "0.001"), (.nanoseconds(1), "0.000001"),
+    (.microseconds(1_999_999), "1.999999"),
+    (.nanoseconds(999_999_999), "1"), (.seconds(Int64.max), "9223372036854775807"), (.zero, "0"),
+    (.seconds(-5), "0"),
+  ])
+  func cURLMaxTimeIsAPlainDecimal(timeout: Duration, expected: String) {
+    let request = HTTPRequest(method: .get, url: url("https://api.example.com"), timeout: timeout)
+    #expect(request.cURLDescription.hasSuffix("--max-time \(expected)"))
+  }
+
+  /// Durations come from the injected clock; one too long for `Int` must print, not trap.
+  @Test(arguments: [
+    (Duration.milliseconds(31), "31 ms"), (.seconds(Int64.max / 2), "\(Int.max) ms"),
+  ])
+  func durationsPrintInWholeMilliseconds(elapsed: Duration, expected: String) async throws {
+    let clock = TestClock()
+    let events = Locked<[LogEvent]>([])
+    let logging = LoggingMiddleware(clock: clock) { event in events.withLock { $0.append(event) } }
+    let request = HTTPRequest(method: .get, url: url("https://api.example.com"))
+    _ = try await logging.intercept(request) { _ in
+      await clock.advance(by: elapsed)
+      return HTTPResponse(status: 200)
+    }
+    let received = try #require(events.withLock { $0 }.last)
+    #expect(received.message.hasSuffix("(0 bytes, \(expected))"))
+  }
 }

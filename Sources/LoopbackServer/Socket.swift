@@ -1,9 +1,16 @@
 import Foundation
 
+// The C library with the POSIX socket calls, per platform.
 #if canImport(Glibc)
-  import Glibc
+  import Glibc  // Linux with glibc (Debian, Ubuntu, Fedora, Amazon Linux): what CI builds.
+#elseif canImport(Musl)
+  import Musl  // Linux with musl (the static Linux SDK, Alpine).
+#elseif canImport(Android)
+  import Android  // Android (Bionic).
 #elseif canImport(Darwin)
-  import Darwin
+  import Darwin  // macOS, iOS, tvOS, watchOS, visionOS.
+#else
+  #error("LoopbackServer needs POSIX sockets: import this platform's C library above.")
 #endif
 
 /// Thin wrappers over the POSIX socket calls the loopback server needs, the same on Linux and
@@ -34,9 +41,9 @@ enum Socket {
   /// connections to it are refused, and no other socket can take the port while it is open.
   static func makeBound(port: UInt16 = 0) throws -> (fd: Int32, port: UInt16) {
     #if canImport(Glibc)
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // glibc: an enum case
     #else
-      let fd = socket(AF_INET, SOCK_STREAM, 0)
+      let fd = socket(AF_INET, Int32(SOCK_STREAM), 0)  // musl, Bionic, Darwin: an integer macro
     #endif
     guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
     var reuse: Int32 = 1
@@ -122,7 +129,9 @@ enum Socket {
     close(fd)
   }
 
-  #if canImport(Glibc)
+  // A peer that has gone must not kill the process with SIGPIPE: Linux and Android ask per send
+  // (MSG_NOSIGNAL); Darwin has no such flag and asks per socket (SO_NOSIGPIPE).
+  #if os(Linux) || os(Android)
     private static let sendFlags = Int32(MSG_NOSIGNAL)
     private static func noSigPipe(_ fd: Int32) {}
   #else

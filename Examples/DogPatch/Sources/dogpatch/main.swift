@@ -2,12 +2,6 @@ import DogPatch
 import ErrandStubs
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 let command: DogPatchCommand
 do {
   command = try DogPatchCommand.parse(Array(CommandLine.arguments.dropFirst()))

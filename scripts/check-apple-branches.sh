@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# CI builds on Linux only, so every platform branch (`#if canImport(...)`, `#if os(...)`) needs a
+# line in CONTRIBUTING.md's "Platform branches" list saying how it was checked. This fails when a
+# branch has no line, or a line names a branch that no longer exists. Off Apple platforms it then
+# type-checks the Errand module's Combine and os code against the API shapes in
+# scripts/apple-shims/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+found="$(grep -rnE '^[[:space:]]*#(if|elseif)[[:space:]].*(canImport|os)\(' \
+    Sources Tests Examples Benchmarks/Sources --include='*.swift' |
+  sed -E 's#//.*$##; s#^([^:]+):[0-9]+:[[:space:]]*\#(if|elseif)[[:space:]]+(.*[^[:space:]])[[:space:]]*$#- `\1` `\3`#' |
+  sort -u)"
+listed="$(sed -n '/^### Platform branches/,/^##/p' CONTRIBUTING.md |
+  { grep -oE '^- `[^`]+` `[^`]+`' || true; } | sort -u)"
+
+missing="$(comm -23 <(printf '%s\n' "$found") <(printf '%s\n' "$listed"))"
+stale="$(comm -13 <(printf '%s\n' "$found") <(printf '%s\n' "$listed"))"
+if [ -n "$missing" ] || [ -n "$stale" ]; then
+  [ -z "$missing" ] || printf 'Platform branches with no line in CONTRIBUTING.md:\n%s\n' "$missing" >&2
+  [ -z "$stale" ] || printf 'Lines in CONTRIBUTING.md for branches that no longer exist:\n%s\n' "$stale" >&2
+  echo 'Add "- `file` `condition`: how it was checked" under "### Platform branches".' >&2
+  exit 1
+fi
+echo "every platform branch ($(printf '%s\n' "$found" | wc -l | tr -d ' ')) says how it was checked"
+
+if [ "$(uname)" = Darwin ]; then
+  exit 0  # the real SDK builds these branches
+fi
+shims="$(mktemp -d)"
+trap 'rm -rf "$shims"' EXIT
+for shim in scripts/apple-shims/*.swift; do
+  name="$(basename "$shim" .swift)"
+  swiftc -parse-as-library -emit-module -module-name "$name" \
+    -emit-module-path "$shims/$name.swiftmodule" "$shim"
+done
+swiftc -typecheck -swift-version 6 -warnings-as-errors -module-name Errand -package-name errand \
+  -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility \
+  -I "$shims" $(find Sources/Errand -name '*.swift')
+echo "Errand's Combine and os branches type-check against scripts/apple-shims"

@@ -56,11 +56,7 @@ struct Connection {
     case .complete, .closeWithoutResponse:
       limit = script.body.count
     }
-    let half = limit / 2
-    guard sendBody(script.body[..<half], chunkSize: script.chunkSize),
-      wait(script.delayMidBody),
-      sendBody(script.body[half..<limit], chunkSize: script.chunkSize)
-    else { return disconnected() }
+    guard sendBody(script.body[..<limit], script: script) else { return disconnected() }
 
     switch script.ending {
     case .resetAfterBodyBytes:
@@ -76,13 +72,30 @@ struct Connection {
     }
   }
 
-  private func sendBody(_ bytes: Data, chunkSize: Int?) -> Bool {
-    guard let chunkSize, chunkSize > 0 else {
-      return Socket.sendAll(fd, bytes)
+  /// Send the body: whole, or in chunks with chunked framing; waits `delayMidBody` once half of
+  /// it is sent and `chunkInterval` between chunks.
+  private func sendBody(_ bytes: Data, script: ScriptedResponse) -> Bool {
+    let half = bytes.startIndex + bytes.count / 2
+    guard let chunkSize = script.chunkSize, chunkSize > 0 else {
+      return Socket.sendAll(fd, bytes[..<half]) && wait(script.delayMidBody)
+        && Socket.sendAll(fd, bytes[half...])
     }
+    var lengths = script.chunkLengths ?? []
     var offset = bytes.startIndex
+    var waitedMidBody = false
     while offset < bytes.endIndex {
-      let end = min(offset + chunkSize, bytes.endIndex)
+      let length = lengths.isEmpty ? chunkSize : lengths.removeFirst()
+      let end = offset + min(length, bytes.endIndex - offset)
+      if !waitedMidBody, end > half {
+        if offset > bytes.startIndex || half == bytes.startIndex {
+          waitedMidBody = true
+          guard wait(script.delayMidBody) else { return false }
+        }
+      }
+      if offset > bytes.startIndex {
+        guard wait(script.chunkInterval) else { return false }
+      }
+      guard end > offset else { continue }
       let frame =
         Data(String(end - offset, radix: 16).utf8) + Data("\r\n".utf8) + bytes[offset..<end]
         + Data("\r\n".utf8)

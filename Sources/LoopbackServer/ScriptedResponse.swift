@@ -24,6 +24,11 @@ public struct ScriptedResponse: Sendable {
   public var body: Data
   /// Send the body with chunked transfer encoding, in chunks of this many bytes.
   public var chunkSize: Int?
+  /// Send the body with chunked transfer encoding, in chunks of these lengths (they win over
+  /// `chunkSize`); bytes beyond their sum go in one last chunk.
+  public var chunkLengths: [Int]?
+  /// Wait this long between chunks: a slow body, or an event stream.
+  public var chunkInterval: Duration = .zero
   /// Wait this long before sending the status line.
   public var delayBeforeHeaders: Duration
   /// Wait this long after sending half of the body.
@@ -51,6 +56,39 @@ public struct ScriptedResponse: Sendable {
     self.delayBeforeHeaders = delayBeforeHeaders
     self.delayMidBody = delayMidBody
     self.ending = ending
+  }
+
+  /// A chunked response whose chunks are sent one by one, `interval` apart: a slow body.
+  /// - Parameters:
+  ///   - chunks: The chunks, in order.
+  ///   - interval: The wait between two chunks.
+  ///   - headers: The header fields.
+  ///   - ending: How the exchange ends.
+  /// - Returns: The response.
+  public static func chunks(
+    _ chunks: [Data], interval: Duration = .zero, headers: [(String, String)] = [],
+    ending: Ending = .complete
+  ) -> ScriptedResponse {
+    var response = ScriptedResponse(
+      headers: headers, body: chunks.reduce(Data(), +), chunkSize: .max, ending: ending)
+    response.chunkLengths = chunks.map(\.count)
+    response.chunkInterval = interval
+    return response
+  }
+
+  /// A Server-Sent Events stream: each event text is one chunk, `interval` apart.
+  /// - Parameters:
+  ///   - events: The events as they appear on the wire, such as `"data: 1\n\n"`.
+  ///   - interval: The wait between two events.
+  ///   - ending: How the exchange ends.
+  /// - Returns: The response.
+  public static func events(
+    _ events: [String], interval: Duration = .zero, ending: Ending = .complete
+  ) -> ScriptedResponse {
+    chunks(
+      events.map { Data($0.utf8) }, interval: interval,
+      headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
+      ending: ending)
   }
 
   /// A response with a text body.

@@ -22,6 +22,11 @@ extension APIClient {
     /// The clock that timeouts run on; `ContinuousClock()` by default. Tests pass a `TestClock`
     /// so that a 60-second timeout fires the moment they advance it.
     public var clock: any Clock<Duration>
+    /// The longest response body to accept, in bytes, when an endpoint sets no limit of its own;
+    /// `nil` (the default) for none. A body that crosses it fails with
+    /// ``APIError/transport(_:)`` carrying `URLError(.dataLengthExceedsMaximum)` as soon as it is
+    /// crossed, whether the call collects the body or streams it.
+    public var maximumResponseSize: Int?
 
     /// The `User-Agent` that Errand sends unless told otherwise, for example `Errand/0.1.0`.
     public static let defaultUserAgent = "Errand/\(errandVersion)"
@@ -36,11 +41,12 @@ extension APIClient {
     ///   - userAgent: The `User-Agent` header value, or `nil` to send none.
     ///   - middleware: Middleware every request goes through, outermost first.
     ///   - clock: The clock that timeouts run on.
+    ///   - maximumResponseSize: The longest response body to accept, or `nil` for no limit.
     public init(
       headers: HTTPHeaders = [:], encoder: JSONEncoder? = nil, decoder: JSONDecoder = JSONDecoder(),
       timeout: Duration? = .seconds(60), acceptableStatusCodes: Range<Int> = 200..<300,
       userAgent: String? = Configuration.defaultUserAgent, middleware: [any Middleware] = [],
-      clock: any Clock<Duration> = ContinuousClock()
+      clock: any Clock<Duration> = ContinuousClock(), maximumResponseSize: Int? = nil
     ) {
       self.headers = headers
       self.encoder = encoder ?? .sorted()
@@ -50,6 +56,7 @@ extension APIClient {
       self.userAgent = userAgent
       self.middleware = middleware
       self.clock = clock
+      self.maximumResponseSize = maximumResponseSize
     }
   }
 }

@@ -1,6 +1,30 @@
 import Foundation
 
 extension APIClient {
+  /// Send an endpoint's request through the client's and the endpoint's middleware and the
+  /// transport, with the endpoint's context, mapping every failure to ``APIError``.
+  nonisolated func run<Value>(_ request: HTTPRequest, for endpoint: Endpoint<Value>) async throws
+    -> HTTPResponse
+  {
+    let context = RequestContext(
+      endpoint: endpoint.description, requiresAuthentication: endpoint.requiresAuthentication,
+      sample: endpoint.sample, isIdempotent: endpoint.isIdempotent ?? endpoint.method.isIdempotent)
+    let chain =
+      endpoint.middleware.isEmpty
+      ? configuration.middleware : configuration.middleware + endpoint.middleware
+    var response: HTTPResponse
+    do {
+      response = try await RequestContext.$current.withValue(context) {
+        try await send(request, through: chain[...])
+      }
+    } catch {
+      throw APIError(transportError: error, request: request)
+    }
+    response.url = response.url ?? request.url
+    response.request = request
+    return response
+  }
+
   /// Send a request through the middleware chain, outermost first, then the transport.
   nonisolated func send(
     _ request: HTTPRequest, through chain: ArraySlice<any Middleware>
@@ -14,13 +38,32 @@ extension APIClient {
   }
 
   /// Send a request through the transport within its timeout, mapping failures to ``APIError``.
+  ///
+  /// A buffered call waits for the whole body (within the timeout and the size limit); a
+  /// streamed call (``ExchangeMode/streams``) returns at the head, its body in
+  /// ``HTTPResponse/bodyStream``.
   private nonisolated func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let streams = ExchangeMode.streams
     do {
       return try await withDeadline(request.timeout, on: configuration.clock) { [transport] in
-        try await transport.send(request)
+        if streams {
+          return try await transport.stream(request)
+        }
+        let response = try await transport.send(request)
+        let limit = request.maximumResponseSize ?? .max
+        if response.bodyStream != nil {
+          return try await response.collectingBody(upTo: limit)
+        }
+        guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
+        return response
       }
     } catch {
       throw APIError(transportError: error, request: request)
     }
   }
+}
+
+/// Whether the client is streaming the current call: its exchange then returns at the head.
+enum ExchangeMode {
+  @TaskLocal static var streams = false
 }

@@ -53,8 +53,13 @@ extension APIClient {
     if let timeout, timeout <= .zero {
       throw invalid("the timeout must be positive, not \(timeout).")
     }
+    let maximumResponseSize = endpoint.maximumResponseSize ?? configuration.maximumResponseSize
+    if let maximumResponseSize, maximumResponseSize < 0 {
+      throw invalid("the maximum response size must not be negative, not \(maximumResponseSize).")
+    }
     return HTTPRequest(
-      method: endpoint.method, url: url, headers: headers, body: body, timeout: timeout)
+      method: endpoint.method, url: url, headers: headers, body: body, timeout: timeout,
+      maximumResponseSize: maximumResponseSize)
   }
 
   /// The base URL joined with a plain-text path and query.

@@ -60,22 +60,7 @@ public actor APIClient {
     Value
   > {
     let request = try makeRequest(for: endpoint)
-    let context = RequestContext(
-      endpoint: endpoint.description, requiresAuthentication: endpoint.requiresAuthentication,
-      sample: endpoint.sample, isIdempotent: endpoint.isIdempotent ?? endpoint.method.isIdempotent)
-    let chain =
-      endpoint.middleware.isEmpty
-      ? configuration.middleware : configuration.middleware + endpoint.middleware
-    var response: HTTPResponse
-    do {
-      response = try await RequestContext.$current.withValue(context) {
-        try await send(request, through: chain[...])
-      }
-    } catch {
-      throw APIError(transportError: error, request: request)
-    }
-    response.url = response.url ?? request.url
-    response.request = request
+    let response = try await run(request, for: endpoint)
     try validate(response, for: endpoint)
     return Response(
       value: try decode(response, for: endpoint), response: response, request: request)

@@ -40,6 +40,9 @@ public struct Endpoint<Value>: Sendable {
   /// A sample response, as the real API would answer (Moya's `sampleData`); test doubles such as
   /// `StubTransport.samples()` can answer with it.
   public var sample: HTTPResponse?
+  /// The longest response body to accept, in bytes, or `nil` for the client's
+  /// ``APIClient/Configuration/maximumResponseSize``.
+  public var maximumResponseSize: Int?
 
   /// Create an endpoint with an explicit decoding strategy.
   /// - Parameters:

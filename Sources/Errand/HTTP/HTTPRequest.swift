@@ -15,6 +15,9 @@ public struct HTTPRequest: Sendable, Hashable {
   public var body: Data?
   /// The longest the whole exchange may take, or `nil` for the transport's default.
   public var timeout: Duration?
+  /// The longest response body to accept, in bytes, or `nil` for no limit. Transports stop the
+  /// transfer as soon as a body crosses it, with `URLError(.dataLengthExceedsMaximum)`.
+  public var maximumResponseSize: Int?
 
   /// Create a request.
   /// - Parameters:
@@ -23,15 +26,17 @@ public struct HTTPRequest: Sendable, Hashable {
   ///   - headers: The header fields.
   ///   - body: The body bytes, if any.
   ///   - timeout: The longest the whole exchange may take, or `nil` for the transport's default.
+  ///   - maximumResponseSize: The longest response body to accept, or `nil` for no limit.
   public init(
     method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-    timeout: Duration? = nil
+    timeout: Duration? = nil, maximumResponseSize: Int? = nil
   ) {
     self.method = method
     self.url = url
     self.headers = headers
     self.body = body
     self.timeout = timeout
+    self.maximumResponseSize = maximumResponseSize
   }
 }
 

@@ -2,8 +2,13 @@ import Foundation
 
 /// An HTTP response as a transport returns it: status, headers and the whole body.
 ///
-/// Equality and hashing compare status, headers, body and URL; ``request`` and ``attempts`` are
-/// context and do not take part.
+/// In a streamed call (``APIClient/stream(_:)`` and the calls built on it) the response reaches
+/// middleware as soon as its head arrives: ``body`` is empty and ``bodyStream`` carries the body
+/// as it arrives. A middleware that needs the whole body collects it with
+/// ``collectingBody(upTo:)``.
+///
+/// Equality and hashing compare status, headers, body and URL; ``request``, ``attempts`` and
+/// ``bodyStream`` are context and do not take part.
 public struct HTTPResponse: Sendable, Hashable {
   /// The status code, for example `200`.
   public var status: Int
@@ -18,6 +23,8 @@ public struct HTTPResponse: Sendable, Hashable {
   public internal(set) var request: HTTPRequest?
   /// How many times the request was sent to get this response; retries raise it above 1.
   public internal(set) var attempts = 1
+  /// The body as it arrives, in a streamed call; `nil` when ``body`` holds the whole body.
+  public var bodyStream: HTTPBody?
 
   /// Create a response.
   /// - Parameters:
@@ -35,6 +42,30 @@ public struct HTTPResponse: Sendable, Hashable {
     self.body = body
     self.url = url
     self.request = request
+  }
+
+  /// Create the head of a streamed response: its body follows in `bodyStream`.
+  /// - Parameters:
+  ///   - status: The status code.
+  ///   - headers: The header fields.
+  ///   - url: The final URL, where known.
+  ///   - bodyStream: The body, as it arrives.
+  public init(status: Int, headers: HTTPHeaders = [:], url: URL? = nil, bodyStream: HTTPBody) {
+    self.init(status: status, headers: headers, url: url)
+    self.bodyStream = bodyStream
+  }
+
+  /// This response with its streamed body read into ``body`` (unchanged when it has none).
+  /// - Parameter maximum: The most bytes to accept.
+  /// - Returns: The response with the whole body.
+  /// - Throws: `URLError(.dataLengthExceedsMaximum)` when the body is longer, or the error that
+  ///   cut the transfer short.
+  public func collectingBody(upTo maximum: Int = .max) async throws -> HTTPResponse {
+    guard let bodyStream else { return self }
+    var whole = self
+    whole.body = try await bodyStream.collect(upTo: maximum)
+    whole.bodyStream = nil
+    return whole
   }
 
   /// Compare status, headers, body and URL; the request is context, not part of the value.

@@ -4,7 +4,8 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The session-level delegate of ``URLSessionTransport``: collects each task's response, applies
+/// The session-level delegate of ``URLSessionTransport``: collects each task's response or
+/// streams it as it arrives, enforces the response size limit as bytes arrive, applies
 /// ``RedirectPolicy``, and answers authentication challenges so that a `401` comes back as a
 /// response. Session-level, because Linux ignores per-task delegates.
 ///
@@ -13,31 +14,130 @@ import Foundation
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   /// One task's exchange in progress.
   private struct Exchange {
-    var continuation: CheckedContinuation<HTTPResponse, any Error>
+    /// Resumed with the whole response (buffered) or with its head (streamed); `nil` once resumed.
+    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    var streams: Bool
+    var limit: Int?
     var body = Data()
+    var received = 0
+    /// Where a streamed body goes once the head has been handed out.
+    var writer: HTTPBody.Writer?
   }
 
   private let exchanges = Locked<[Int: Exchange]>([:])
   private let refused = Locked<[Int: InsecureRedirectError]>([:])
 
-  /// Start collecting a task's response; `continuation` is resumed when the task ends.
-  func register(_ task: URLSessionTask, continuation: CheckedContinuation<HTTPResponse, any Error>)
-  {
-    exchanges.withLock { $0[task.taskIdentifier] = Exchange(continuation: continuation) }
+  /// Start a task's exchange; `continuation` is resumed with the whole response, or with its head
+  /// when `streams` is set.
+  func register(
+    _ task: URLSessionTask, continuation: CheckedContinuation<HTTPResponse, any Error>,
+    streams: Bool = false, limit: Int? = nil
+  ) {
+    exchanges.withLock {
+      $0[task.taskIdentifier] = Exchange(continuation: continuation, streams: streams, limit: limit)
+    }
   }
 
-  /// End an exchange with an outcome, if it has not ended yet.
+  /// End an exchange with an outcome, if it has not ended yet: resume whoever still waits, or end
+  /// the streamed body.
   private func finish(
     _ taskIdentifier: Int, with outcome: (Data) -> Result<HTTPResponse, any Error>
   ) {
     guard let exchange = exchanges.withLock({ $0.removeValue(forKey: taskIdentifier) }) else {
       return
     }
-    exchange.continuation.resume(with: outcome(exchange.body))
+    let result = outcome(exchange.body)
+    if let continuation = exchange.continuation {
+      continuation.resume(
+        with: result.map { response in
+          guard exchange.streams else { return response }
+          var head = response
+          head.bodyStream = HTTPBody(response.body)
+          head.body = Data()
+          return head
+        })
+    } else if case .failure(let error) = result {
+      exchange.writer?.finish(throwing: error)
+    } else {
+      exchange.writer?.finish()
+    }
+  }
+
+  /// Stop a task that must not go on, without making the caller wait: `cancel()` can block for
+  /// seconds on Linux while the session's queue is busy.
+  private static func stop(_ task: URLSessionTask) {
+    DispatchQueue.global().async { task.cancel() }
+  }
+
+  func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+  ) {
+    let id = dataTask.taskIdentifier
+    let expected = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
+    let tooLong = exchanges.withLock { exchanges in
+      guard let limit = exchanges[id]?.limit, let expected else { return false }
+      return expected > limit
+    }
+    if tooLong {
+      finish(id) { _ in .failure(URLError(.dataLengthExceedsMaximum)) }
+      completionHandler(.cancel)
+      return
+    }
+    guard let http = response as? HTTPURLResponse else {
+      completionHandler(.allow)
+      return
+    }
+    let head: CheckedContinuation<HTTPResponse, any Error>? = exchanges.withLock { exchanges in
+      guard var exchange = exchanges[id], exchange.streams,
+        let continuation = exchange.continuation
+      else { return nil }
+      exchange.continuation = nil
+      exchanges[id] = exchange
+      return continuation
+    }
+    if let head {
+      let (body, writer) = HTTPBody.makeStream(expectedLength: expected) {
+        SessionDelegate.stop(dataTask)
+      }
+      exchanges.withLock { $0[id]?.writer = writer }
+      var streamed = HTTPResponse(http, body: Data())
+      streamed.bodyStream = body
+      head.resume(returning: streamed)
+    }
+    completionHandler(.allow)
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-    exchanges.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
+    let id = dataTask.taskIdentifier
+    enum Next {
+      case collected
+      case write(HTTPBody.Writer)
+      case tooLong
+    }
+    let next: Next? = exchanges.withLock { exchanges in
+      guard var exchange = exchanges[id] else { return nil }
+      exchange.received += data.count
+      if let limit = exchange.limit, exchange.received > limit {
+        return .tooLong
+      }
+      if let writer = exchange.writer {
+        exchanges[id] = exchange
+        return .write(writer)
+      }
+      exchange.body.append(data)
+      exchanges[id] = exchange
+      return .collected
+    }
+    switch next {
+    case .write(let writer):
+      writer.write(data)
+    case .tooLong:
+      finish(id) { _ in .failure(URLError(.dataLengthExceedsMaximum)) }
+      SessionDelegate.stop(dataTask)
+    case .collected, nil:
+      break
+    }
   }
 
   func urlSession(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Sends one HTTP request and returns the whole response: the seam between ``APIClient`` and
 /// the network.
 ///
@@ -21,4 +23,29 @@ public protocol Transport: Sendable {
   /// - Throws: An error when no response arrives: a `URLError`, `CancellationError`, or
   ///   an ``APIError``.
   func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+  /// Send a request and return as soon as the response's head arrives, with the body following
+  /// in ``HTTPResponse/bodyStream``.
+  ///
+  /// Transports that only implement ``send(_:)`` get a default that waits for the whole response
+  /// and streams it as one chunk.
+  /// - Parameter request: The request to send.
+  /// - Returns: The head of the response, whatever its status, with its body stream.
+  /// - Throws: An error when no response head arrives; errors after the head end the body stream.
+  func stream(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+extension Transport {
+  /// Wait for the whole response, then stream its body as one chunk.
+  /// - Parameter request: The request to send.
+  /// - Returns: The response, its body in ``HTTPResponse/bodyStream``.
+  /// - Throws: What ``send(_:)`` throws.
+  public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    var response = try await send(request)
+    if response.bodyStream == nil {
+      response.bodyStream = HTTPBody(response.body)
+      response.body = Data()
+    }
+    return response
+  }
 }

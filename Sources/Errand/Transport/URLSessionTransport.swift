@@ -67,23 +67,44 @@ public final class URLSessionTransport: Transport {
   ///
   /// Cancelling the calling task cancels the request. The request's timeout also becomes the
   /// `URLRequest`'s, rounded up to whole seconds (as Linux reads it); ``APIClient`` enforces the
-  /// exact deadline.
+  /// exact deadline. A body longer than the request's ``HTTPRequest/maximumResponseSize`` stops
+  /// the transfer as soon as it is crossed.
   /// - Parameter request: The request to send.
   /// - Returns: The response, whatever its status.
-  /// - Throws: The `URLError` that URLSession reports, or ``InsecureRedirectError``.
+  /// - Throws: The `URLError` that URLSession reports (`.dataLengthExceedsMaximum` for a body
+  ///   over the limit), or ``InsecureRedirectError``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try await start(request, streams: false)
+  }
+
+  /// Send a request and return when the response's head arrives; the body follows in
+  /// ``HTTPResponse/bodyStream`` as URLSession delivers it.
+  ///
+  /// The body is never paused (URLSession's `suspend()` restarts a data task when it resumes), so
+  /// bytes the reader has not taken yet are buffered: in memory up to ``HTTPBody/memoryBudget``,
+  /// then in a temporary file. A transport created with ``init(session:)`` cannot see the body
+  /// as it arrives and streams the whole body as one chunk.
+  /// - Parameter request: The request to send.
+  /// - Returns: The head of the response, with its body stream.
+  /// - Throws: What ``send(_:)`` throws before the head arrives.
+  public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try await start(request, streams: true)
+  }
+
+  private func start(_ request: HTTPRequest, streams: Bool) async throws -> HTTPResponse {
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {
       // At least a second (Linux reads whole seconds), at most about 68 years (curl's limit).
       urlRequest.timeoutInterval = min(max(1, timeout.seconds.rounded(.up)), Double(Int32.max))
     }
+    let limit = request.maximumResponseSize
     let running = Locked(RunningTask())
-    return try await withTaskCancellationHandler {
+    var response = try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let task: URLSessionDataTask
         if let delegate {
           task = session.dataTask(with: urlRequest)
-          delegate.register(task, continuation: continuation)
+          delegate.register(task, continuation: continuation, streams: streams, limit: limit)
         } else {
           task = session.dataTask(with: urlRequest) { data, response, error in
             if let error {
@@ -111,6 +132,14 @@ public final class URLSessionTransport: Transport {
       }
       task?.cancel()
     }
+    if let limit, response.body.count > limit {
+      throw URLError(.dataLengthExceedsMaximum)
+    }
+    if streams && response.bodyStream == nil {
+      response.bodyStream = HTTPBody(response.body)
+      response.body = Data()
+    }
+    return response
   }
 }
 

@@ -1,0 +1,57 @@
+import Foundation
+
+extension APIClient {
+  /// Send an endpoint's request and return as soon as the response's head arrives, with the body
+  /// to read as it arrives.
+  ///
+  /// The call goes through the same request building, middleware, timeout and error mapping as
+  /// ``send(_:)``; the status is validated before the body is read. An unacceptable status
+  /// throws ``APIError/unacceptableStatus(_:)`` with up to 64 KB of the body. The endpoint's
+  /// decoding is not used.
+  ///
+  /// ```swift
+  /// let stream = try await client.stream(Endpoint<Data>(path: "events", decoding: .data))
+  /// for try await line in stream.lines { print(line) }
+  /// ```
+  /// - Parameter endpoint: What to call.
+  /// - Returns: The head and the body.
+  /// - Throws: ``APIError``.
+  public nonisolated func stream<Value>(_ endpoint: Endpoint<Value>) async throws
+    -> ResponseStream
+  {
+    let request = try makeRequest(for: endpoint)
+    var response = try await ExchangeMode.$streams.withValue(true) {
+      try await run(request, for: endpoint)
+    }
+    let body = response.bodyStream ?? HTTPBody(response.body)
+    response.bodyStream = nil
+    response.body = Data()
+    let stream = ResponseStream(
+      response: response, request: request, body: body, idleTimeout: request.timeout,
+      clock: configuration.clock)
+    let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
+    guard acceptable.contains(response.status) else {
+      response.body = await stream.prefix(upTo: 64 * 1024)
+      throw APIError.unacceptableStatus(response)
+    }
+    return stream
+  }
+}
+
+extension ResponseStream {
+  /// Up to `maximum` bytes of the body, for an error message; whatever arrived when the body ends,
+  /// fails or stalls. The rest is not read.
+  func prefix(upTo maximum: Int) async -> Data {
+    var collected = Data()
+    do {
+      for try await chunk in self {
+        collected.append(chunk.prefix(maximum - collected.count))
+        if collected.count >= maximum { break }
+      }
+    } catch {
+      // The error is the status; a body cut short still says what it can.
+    }
+    cancel()
+    return collected
+  }
+}

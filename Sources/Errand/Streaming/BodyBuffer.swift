@@ -1,0 +1,226 @@
+import Foundation
+
+/// The chunks of an ``HTTPBody`` between the transport that writes them and the reader: in memory
+/// up to ``HTTPBody/memoryBudget`` unread bytes, then in an unlinked temporary file, read back in
+/// arrival order. One reader at a time.
+///
+/// `@unchecked Sendable` is safe: every stored property is read and written under `lock`, and
+/// continuations and the cancel callback are resumed or called after the lock is released,
+/// each exactly once (they are taken out of the state first).
+final class BodyBuffer: @unchecked Sendable {
+  private enum Segment {
+    case memory(Data)
+    case file(Int)
+  }
+
+  private let lock = NSLock()
+  private var segments: [Segment] = []
+  private var memoryBytes = 0
+  private var spill: SpillFile?
+  private var waiter: CheckedContinuation<Data?, any Error>?
+  private var end: Result<Void, any Error>?
+  private var cancelled = false
+  private var onCancel: (@Sendable () -> Void)?
+
+  init(onCancel: @escaping @Sendable () -> Void) {
+    self.onCancel = onCancel
+  }
+
+  var isCancelled: Bool {
+    lock.withLock { cancelled }
+  }
+
+  func write(_ chunk: Data) {
+    guard !chunk.isEmpty else { return }
+    lock.lock()
+    guard !cancelled, end == nil else {
+      lock.unlock()
+      return
+    }
+    if let waiting = waiter {
+      waiter = nil
+      lock.unlock()
+      waiting.resume(returning: chunk)
+      return
+    }
+    if memoryBytes + chunk.count <= HTTPBody.memoryBudget {
+      segments.append(.memory(chunk))
+      memoryBytes += chunk.count
+      lock.unlock()
+      return
+    }
+    do {
+      let file = try spill ?? SpillFile()
+      spill = file
+      try file.append(chunk)
+      if case .file(let count) = segments.last {
+        segments[segments.count - 1] = .file(count + chunk.count)
+      } else {
+        segments.append(.file(chunk.count))
+      }
+      lock.unlock()
+    } catch {
+      // No room to buffer: end the body with the reason and stop the transfer.
+      end = .failure(error)
+      let stop = onCancel
+      onCancel = nil
+      lock.unlock()
+      stop?()
+    }
+  }
+
+  func finish(throwing error: (any Error)?) {
+    lock.lock()
+    guard !cancelled, end == nil else {
+      lock.unlock()
+      return
+    }
+    end = error.map { .failure($0) } ?? .success(())
+    onCancel = nil
+    let waiting = segments.isEmpty ? waiter : nil
+    if waiting != nil {
+      waiter = nil
+    }
+    lock.unlock()
+    if let waiting {
+      resume(waiting, at: error)
+    }
+  }
+
+  func cancel() {
+    lock.lock()
+    guard !cancelled else {
+      lock.unlock()
+      return
+    }
+    cancelled = true
+    let waiting = waiter
+    waiter = nil
+    let stop = onCancel
+    onCancel = nil
+    segments = []
+    memoryBytes = 0
+    spill = nil
+    lock.unlock()
+    waiting?.resume(throwing: CancellationError())
+    stop?()
+  }
+
+  func next() async throws -> Data? {
+    if Task.isCancelled {
+      cancel()
+      throw CancellationError()
+    }
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Data?, any Error>) in
+        lock.lock()
+        if cancelled || waiter != nil {
+          lock.unlock()
+          continuation.resume(throwing: CancellationError())
+          return
+        }
+        do {
+          if let chunk = try takeFirst() {
+            lock.unlock()
+            continuation.resume(returning: chunk)
+            return
+          }
+        } catch {
+          end = .failure(error)
+          let stop = onCancel
+          onCancel = nil
+          lock.unlock()
+          continuation.resume(throwing: error)
+          stop?()
+          return
+        }
+        if let end {
+          lock.unlock()
+          switch end {
+          case .success: continuation.resume(returning: nil)
+          case .failure(let error): continuation.resume(throwing: error)
+          }
+          return
+        }
+        waiter = continuation
+        lock.unlock()
+      }
+    } onCancel: {
+      cancel()
+    }
+  }
+
+  /// The first buffered chunk, or `nil` when none is buffered. Called under `lock`.
+  private func takeFirst() throws -> Data? {
+    guard let first = segments.first else { return nil }
+    switch first {
+    case .memory(let chunk):
+      segments.removeFirst()
+      memoryBytes -= chunk.count
+      return chunk
+    case .file(let count):
+      guard let spill else { return nil }
+      let chunk = try spill.read(upTo: min(count, 256 * 1024))
+      if chunk.count < count {
+        segments[0] = .file(count - chunk.count)
+      } else {
+        segments.removeFirst()
+        if !segments.contains(where: { if case .file = $0 { true } else { false } }) {
+          try spill.reset()
+        }
+      }
+      return chunk
+    }
+  }
+
+  private func resume(_ waiting: CheckedContinuation<Data?, any Error>, at error: (any Error)?) {
+    if let error {
+      waiting.resume(throwing: error)
+    } else {
+      waiting.resume(returning: nil)
+    }
+  }
+}
+
+/// A temporary file that holds the unread part of a body: removed from the directory as soon as
+/// it is open, so nothing is left behind, and emptied whenever the reader catches up.
+private final class SpillFile {
+  private let handle: FileHandle
+  private var writeOffset: UInt64 = 0
+  private var readOffset: UInt64 = 0
+
+  init() throws {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("errand-body-\(UUID().uuidString)")
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+    }
+    handle = try FileHandle(forUpdating: url)
+    try? FileManager.default.removeItem(at: url)
+  }
+
+  deinit {
+    try? handle.close()
+  }
+
+  func append(_ chunk: Data) throws {
+    try handle.seek(toOffset: writeOffset)
+    try handle.write(contentsOf: chunk)
+    writeOffset += UInt64(chunk.count)
+  }
+
+  func read(upTo count: Int) throws -> Data {
+    try handle.seek(toOffset: readOffset)
+    let chunk = try handle.read(upToCount: count) ?? Data()
+    guard !chunk.isEmpty else { throw CocoaError(.fileReadCorruptFile) }
+    readOffset += UInt64(chunk.count)
+    return chunk
+  }
+
+  func reset() throws {
+    try handle.truncate(atOffset: 0)
+    writeOffset = 0
+    readOffset = 0
+  }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Splits bytes that arrive in chunks into UTF-8 lines, keeping an unfinished line (and a `\r`
+/// that may be half of a `\r\n`) until the next chunk.
+struct LineSplitter {
+  /// Whether a `\r` alone ends a line, as Server-Sent Events allow; otherwise lines end at `\n`
+  /// or `\r\n`, and other `\r`s are kept.
+  var endsAtLoneCarriageReturn = false
+  private var pending: [UInt8] = []
+  private var afterCarriageReturn = false
+
+  init(endsAtLoneCarriageReturn: Bool = false) {
+    self.endsAtLoneCarriageReturn = endsAtLoneCarriageReturn
+  }
+
+  /// The lines that `chunk` completes, without their line endings.
+  mutating func push(_ chunk: Data) -> [String] {
+    var lines: [String] = []
+    for byte in chunk {
+      if afterCarriageReturn {
+        afterCarriageReturn = false
+        if byte == UInt8(ascii: "\n") {
+          continue  // the \n of a \r\n whose line has ended
+        }
+      }
+      switch byte {
+      case UInt8(ascii: "\n"):
+        if pending.last == UInt8(ascii: "\r") {
+          pending.removeLast()
+        }
+        lines.append(Self.text(pending))
+        pending.removeAll(keepingCapacity: true)
+      case UInt8(ascii: "\r") where endsAtLoneCarriageReturn:
+        lines.append(Self.text(pending))
+        pending.removeAll(keepingCapacity: true)
+        afterCarriageReturn = true
+      default:
+        pending.append(byte)
+      }
+    }
+    return lines
+  }
+
+  /// The last line, when the bytes ended without a line ending; `nil` when they ended with one.
+  mutating func finish() -> String? {
+    defer { pending = [] }
+    guard !pending.isEmpty else { return nil }
+    if !endsAtLoneCarriageReturn, pending.last == UInt8(ascii: "\r") {
+      pending.removeLast()
+    }
+    return Self.text(pending)
+  }
+
+  private static func text(_ bytes: [UInt8]) -> String {
+    String(decoding: bytes, as: UTF8.self)
+  }
+}

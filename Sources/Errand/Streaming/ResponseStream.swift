@@ -1,0 +1,137 @@
+import Foundation
+
+/// A response whose body is read as it arrives: the head first (status validated), then the body
+/// in chunks, in arrival order. Returned by ``APIClient/stream(_:)``.
+///
+/// ```swift
+/// let stream = try await client.stream(Endpoint<Data>(path: "events", decoding: .data))
+/// print(stream.response.status)
+/// for try await chunk in stream { consume(chunk) }      // or: for try await line in stream.lines
+/// ```
+///
+/// Iterating throws ``APIError`` exactly as ``APIClient/send(_:)`` does: `.timedOut` when no
+/// chunk arrives within the request's timeout (the timeout bounds the wait for the head, then each
+/// wait for the next chunk, never the whole of a long-lived stream), `.cancelled` when the
+/// iterating task is cancelled, `.transport` when the connection is lost mid-body or the body
+/// crosses the maximum response size. A stream never ends silently short. It is read once;
+/// dropping it, or calling ``cancel()``, before the end cancels the request.
+public struct ResponseStream: AsyncSequence, Sendable {
+  /// A chunk of the body.
+  public typealias Element = Data
+
+  /// The response's head: status, headers and URL; its body is empty.
+  public let response: HTTPResponse
+  /// The request that was sent, after the middleware changed it.
+  public let request: HTTPRequest
+  /// The body as it arrives.
+  public let body: HTTPBody
+  let idleTimeout: Duration?
+  let clock: any Clock<Duration>
+
+  init(
+    response: HTTPResponse, request: HTTPRequest, body: HTTPBody, idleTimeout: Duration?,
+    clock: any Clock<Duration>
+  ) {
+    self.response = response
+    self.request = request
+    self.body = body
+    self.idleTimeout = idleTimeout
+    self.clock = clock
+  }
+
+  /// Stop reading and cancel the request.
+  public func cancel() {
+    body.cancel()
+  }
+
+  /// The body's lines as UTF-8 text, without their `\n` or `\r\n` endings; a last line without an
+  /// ending is included.
+  public var lines: ResponseLines {
+    ResponseLines(stream: self)
+  }
+
+  /// Read the rest of the body into memory, up to the request's maximum response size.
+  /// - Returns: The bytes.
+  /// - Throws: ``APIError``, as iterating does.
+  public func collect() async throws -> Data {
+    var collected = Data()
+    for try await chunk in self {
+      collected.append(chunk)
+    }
+    return collected
+  }
+
+  /// Reads the chunks in order, each within the idle timeout.
+  public struct AsyncIterator: AsyncIteratorProtocol {
+    let stream: ResponseStream
+    var received = 0
+
+    /// The next chunk, or `nil` at the end of the body.
+    /// - Returns: The chunk.
+    /// - Throws: ``APIError``.
+    public mutating func next() async throws -> Data? {
+      let body = stream.body
+      do {
+        let chunk = try await withDeadline(stream.idleTimeout, on: stream.clock) {
+          try await body.buffer.next()
+        }
+        guard let chunk else { return nil }
+        received += chunk.count
+        if let limit = stream.request.maximumResponseSize, received > limit {
+          throw URLError(.dataLengthExceedsMaximum)
+        }
+        return chunk
+      } catch {
+        body.cancel()
+        throw APIError(transportError: error, request: stream.request)
+      }
+    }
+  }
+
+  /// An iterator over the chunks.
+  /// - Returns: The iterator.
+  public func makeAsyncIterator() -> AsyncIterator {
+    AsyncIterator(stream: self)
+  }
+}
+
+/// The lines of a ``ResponseStream``, as UTF-8 text (invalid bytes read as U+FFFD).
+public struct ResponseLines: AsyncSequence, Sendable {
+  /// A line, without its ending.
+  public typealias Element = String
+
+  let stream: ResponseStream
+
+  /// Reads the lines in order.
+  public struct AsyncIterator: AsyncIteratorProtocol {
+    var chunks: ResponseStream.AsyncIterator
+    var splitter = LineSplitter()
+    /// Lines split off but not returned yet, last first.
+    var ready: [String] = []
+    var ended = false
+
+    /// The next line, or `nil` after the last.
+    /// - Returns: The line.
+    /// - Throws: ``APIError``, as the stream does.
+    public mutating func next() async throws -> String? {
+      while ready.isEmpty {
+        if ended { return nil }
+        if let chunk = try await chunks.next() {
+          ready = splitter.push(chunk).reversed()
+        } else {
+          ended = true
+          if let last = splitter.finish() {
+            ready = [last]
+          }
+        }
+      }
+      return ready.popLast()
+    }
+  }
+
+  /// An iterator over the lines.
+  /// - Returns: The iterator.
+  public func makeAsyncIterator() -> AsyncIterator {
+    AsyncIterator(chunks: stream.makeAsyncIterator())
+  }
+}

@@ -21,8 +21,10 @@ import Testing
     return (clock.now - start, error)
   }
 
-  /// The one wall-clock deadline test; the rest run on a test clock (see `DeadlineTests`).
-  @Test func endpointTimeoutFiresWithinTenPercentOnTheWallClock() async throws {
+  /// The one wall-clock deadline test; the rest run on a test clock (see `DeadlineTests`), which
+  /// checks that deadlines fire exactly on time. Here: never early, and long before the server
+  /// would answer (the upper bound allows for a machine busy with the other suites).
+  @Test func endpointTimeoutFiresOnTheWallClock() async throws {
     let limit = Duration.seconds(1)
     let server = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(20)) }
     defer { server.stop() }
@@ -32,7 +34,7 @@ import Testing
     }
     #expect(error?.kind == .timedOut, "\(String(describing: error))")
     #expect(elapsed >= limit)
-    #expect(elapsed <= limit * 1.1, "took \(elapsed)")
+    #expect(elapsed < limit * 3, "took \(elapsed)")
   }
 
   /// URLSession's own request timeout (not Errand's deadline, which runs on the client's clock)
@@ -65,7 +67,9 @@ import Testing
     let error = await call.value
     let elapsed = clock.now - start
     #expect(error?.kind == .cancelled, "\(String(describing: error))")
-    #expect(elapsed < .milliseconds(200), "took \(elapsed)")
+    // Far below the server's 20 s: the call does not wait for the server (generous, because a
+    // loaded machine can take a few hundred milliseconds to schedule the cancelled task).
+    #expect(elapsed < .seconds(5), "took \(elapsed)")
     #expect(await server.waitForEarlyDisconnect())
   }
 

@@ -55,3 +55,41 @@ extension ResponseStream {
     return collected
   }
 }
+
+extension APIClient {
+  /// Read a Server-Sent Events stream: ``stream(_:)``, parsed into events as they arrive. Sends
+  /// `Accept: text/event-stream` unless the endpoint sets `Accept`.
+  ///
+  /// ```swift
+  /// for try await event in try await client.events(Endpoint<Data>(path: "sse", decoding: .data)) {
+  ///   print(event.event, event.data, event.id ?? "-")
+  /// }
+  /// ```
+  /// - Parameter endpoint: What to call.
+  /// - Returns: The events.
+  /// - Throws: ``APIError``, as ``stream(_:)`` does.
+  public nonisolated func events<Value>(_ endpoint: Endpoint<Value>) async throws
+    -> ServerSentEvents
+  {
+    var endpoint = endpoint
+    if endpoint.headers["Accept"] == nil {
+      endpoint.headers["Accept"] = "text/event-stream"
+    }
+    return ServerSentEvents(stream: try await stream(endpoint))
+  }
+
+  /// Read a JSON Lines body: ``stream(_:)``, each line decoded as `Value` with the client's
+  /// decoder as it arrives.
+  ///
+  /// ```swift
+  /// for try await dog in try await client.jsonLines(Endpoint<Dog>(path: "dogs.jsonl")) { show(dog) }
+  /// ```
+  /// - Parameter endpoint: What to call; its type is the type of each line.
+  /// - Returns: The values.
+  /// - Throws: ``APIError``, as ``stream(_:)`` does.
+  public nonisolated func jsonLines<Value: Decodable & Sendable>(_ endpoint: Endpoint<Value>)
+    async throws -> JSONLines<Value>
+  {
+    JSONLines(stream: try await stream(endpoint), decoder: configuration.decoder)
+  }
+}

@@ -13,8 +13,9 @@ import Foundation
 /// chunk arrives within the request's timeout (the timeout bounds the wait for the head, then each
 /// wait for the next chunk, never the whole of a long-lived stream), `.cancelled` when the
 /// iterating task is cancelled, `.transport` when the connection is lost mid-body or the body
-/// crosses the maximum response size. A stream never ends silently short. It is read once;
-/// dropping it, or calling ``cancel()``, before the end cancels the request.
+/// crosses the maximum response size. A stream never ends silently short. It is read once:
+/// leaving a loop over it early (`break`, a thrown error), dropping it, or calling ``cancel()``
+/// before the end cancels the request.
 public struct ResponseStream: AsyncSequence, Sendable {
   /// A chunk of the body.
   public typealias Element = Data
@@ -61,10 +62,17 @@ public struct ResponseStream: AsyncSequence, Sendable {
     return collected
   }
 
-  /// Reads the chunks in order, each within the idle timeout.
+  /// Reads the chunks in order, each within the idle timeout. When the last copy of an iterator
+  /// goes away (a loop ends or is left early), the request is cancelled if the body has not ended.
   public struct AsyncIterator: AsyncIteratorProtocol {
     let stream: ResponseStream
+    let reading: Reading
     var received = 0
+
+    init(stream: ResponseStream) {
+      self.stream = stream
+      self.reading = Reading(stream.body)
+    }
 
     /// The next chunk, or `nil` at the end of the body.
     /// - Returns: The chunk.
@@ -92,6 +100,19 @@ public struct ResponseStream: AsyncSequence, Sendable {
   /// - Returns: The iterator.
   public func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(stream: self)
+  }
+
+  /// Cancels the body when the iteration that owns it goes away; harmless once the body ended.
+  final class Reading: Sendable {
+    let body: HTTPBody
+
+    init(_ body: HTTPBody) {
+      self.body = body
+    }
+
+    deinit {
+      body.cancel()
+    }
   }
 }
 

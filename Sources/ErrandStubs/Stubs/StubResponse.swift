@@ -21,6 +21,7 @@ public struct StubResponse: Sendable {
     case sequence([StubResponse])
     case handler(@Sendable (HTTPRequest, Int) async throws -> StubResponse)
     case hang
+    case stream(StubStream)
   }
 
   let kind: Kind

@@ -134,6 +134,74 @@ public actor StubTransport: Transport {
   /// - Throws: The answer's error, `CancellationError` when the task is cancelled while the
   ///   answer waits, or ``UnmatchedRequest``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    switch try await answer(request) {
+    case .whole(let response):
+      return response
+    case .streamed(let stream):
+      var body = Data()
+      for (index, chunk) in stream.chunks.enumerated() {
+        if index > 0, stream.interval > .zero {
+          try await clock.sleep(for: stream.interval)
+        }
+        body.append(chunk)
+      }
+      if let failure = stream.failure {
+        throw failure
+      }
+      var response = stream.head
+      response.body = body
+      return response
+    }
+  }
+
+  /// Record the request and answer it as ``send(_:)`` does, returning at the head: the body of a
+  /// ``StubResponse/chunks(_:interval:status:headers:failingWith:)`` or
+  /// ``StubResponse/events(_:interval:failingWith:)`` answer arrives chunk by chunk on the stub's
+  /// clock; any other answer's body arrives as one chunk.
+  /// - Parameter request: The request.
+  /// - Returns: The head, with its body in `bodyStream`.
+  /// - Throws: What ``send(_:)`` throws before the head.
+  public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    switch try await answer(request) {
+    case .whole(var response):
+      response.bodyStream = HTTPBody(response.body)
+      response.body = Data()
+      return response
+    case .streamed(let stream):
+      let feeding = Locked<Task<Void, Never>?>(nil)
+      let (body, writer) = HTTPBody.makeStream(
+        expectedLength: nil, onCancel: { feeding.withLock { $0 }?.cancel() })
+      let clock = clock
+      let task = Task {
+        for (index, chunk) in stream.chunks.enumerated() {
+          if index > 0, stream.interval > .zero {
+            do {
+              try await clock.sleep(for: stream.interval)
+            } catch {
+              writer.finish(throwing: error)
+              return
+            }
+          }
+          writer.write(chunk)
+        }
+        writer.finish(throwing: stream.failure)
+      }
+      feeding.withLock { $0 = task }
+      var head = stream.head
+      head.bodyStream = body
+      return head
+    }
+  }
+
+  /// A resolved answer: a whole response, or one whose body streams.
+  private enum Answer {
+    case whole(HTTPResponse)
+    case streamed(StubStream)
+  }
+
+  /// Record the request, find its answer and resolve it; the request's URL becomes the answer's
+  /// URL unless it has one.
+  private func answer(_ request: HTTPRequest) async throws -> Answer {
     record(request)
     let answer: StubResponse
     let call: Int
@@ -147,14 +215,19 @@ public actor StubTransport: Transport {
     } else {
       throw UnmatchedRequest(request: request, closestRoutes: closestRoutes(to: request))
     }
-    var response = try await resolve(answer, request: request, call: call)
-    response.url = response.url ?? request.url
-    return response
+    switch try await resolve(answer, request: request, call: call) {
+    case .whole(var response):
+      response.url = response.url ?? request.url
+      return .whole(response)
+    case .streamed(var stream):
+      stream.head.url = stream.head.url ?? request.url
+      return .streamed(stream)
+    }
   }
 
   /// Work out an answer: pick from sequences, run handlers, wait out delays, throw errors.
   private func resolve(_ answer: StubResponse, request: HTTPRequest, call: Int) async throws
-    -> HTTPResponse
+    -> Answer
   {
     let delay = answer.delay ?? defaultDelay
     if delay > .zero {
@@ -162,11 +235,13 @@ public actor StubTransport: Transport {
     }
     switch answer.kind {
     case .response(let response):
-      return response
+      return .whole(response)
+    case .stream(let stream):
+      return .streamed(stream)
     case .failure(let error):
       throw error
     case .sequence(let answers):
-      guard let last = answers.last else { return HTTPResponse(status: 500) }
+      guard let last = answers.last else { return .whole(HTTPResponse(status: 500)) }
       let next = call <= answers.count ? answers[call - 1] : last
       return try await resolve(next, request: request, call: call)
     case .handler(let handler):

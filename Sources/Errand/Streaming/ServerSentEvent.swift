@@ -1,0 +1,173 @@
+import Foundation
+
+/// One event of a Server-Sent Events stream (`text/event-stream`), as the WHATWG HTML standard's
+/// parsing rules produce it.
+///
+/// ```swift
+/// for try await event in try await client.events(Endpoint<Data>(path: "sse", decoding: .data)) {
+///   print(event.event, event.data)        // "message" unless the stream names the type
+/// }
+/// ```
+public struct ServerSentEvent: Sendable, Hashable {
+  /// The event type: the `event` field, or `"message"` when the event has none.
+  public var event: String
+  /// The `data` fields' values, joined with `\n`.
+  public var data: String
+  /// The last event ID the stream set (an `id` field in this event or an earlier one), which a
+  /// client sends back as `Last-Event-ID` when it reconnects; `nil` while none is set.
+  public var id: String?
+  /// The reconnection time a `retry` field in this event asked for, if any.
+  public var retry: Duration?
+
+  /// Create an event.
+  /// - Parameters:
+  ///   - event: The event type; `"message"` by default.
+  ///   - data: The data, which may span lines.
+  ///   - id: The event ID, if any.
+  ///   - retry: The reconnection time to ask for, if any.
+  public init(event: String = "message", data: String, id: String? = nil, retry: Duration? = nil) {
+    self.event = event
+    self.data = data
+    self.id = id
+    self.retry = retry
+  }
+
+  /// The event as a server sends it, ending with the blank line that dispatches it.
+  public var wireFormat: String {
+    var text = ""
+    if event != "message" {
+      text += "event: \(event)\n"
+    }
+    if let id {
+      text += "id: \(id)\n"
+    }
+    if let retry {
+      text += "retry: \(Int((retry / .milliseconds(1)).rounded()))\n"
+    }
+    let lines = data.replacingOccurrences(of: "\r\n", with: "\n")
+      .replacingOccurrences(of: "\r", with: "\n").split(
+        separator: "\n", omittingEmptySubsequences: false)
+    for line in lines {
+      text += "data: \(line)\n"
+    }
+    return text + "\n"
+  }
+}
+
+/// Turns the bytes of an event stream into events, line by line, per the WHATWG rules: a leading
+/// byte order mark is skipped; lines end at `\r\n`, `\n` or `\r`; `:` starts a comment; a blank
+/// line dispatches the event, unless it has no data; an unfinished event at the end is dropped.
+struct ServerSentEventParser {
+  private var splitter = LineSplitter(endsAtLoneCarriageReturn: true)
+  private var atStart = true
+  private var data = ""
+  private var eventType = ""
+  private var lastEventID = ""
+  private var retry: Duration?
+
+  /// The events that `chunk` completes.
+  mutating func push(_ chunk: Data) -> [ServerSentEvent] {
+    splitter.push(chunk).compactMap { process($0) }
+  }
+
+  /// Called at the end of the stream: an event without its blank line is not dispatched.
+  mutating func finish() {
+    _ = splitter.finish()
+  }
+
+  private mutating func process(_ raw: String) -> ServerSentEvent? {
+    var line = Substring(raw)
+    if atStart {
+      atStart = false
+      if line.first == "\u{FEFF}" {
+        line = line.dropFirst()
+      }
+    }
+    if line.isEmpty {
+      return dispatch()
+    }
+    if line.first == ":" {
+      return nil
+    }
+    let field: Substring
+    var value: Substring
+    if let colon = line.firstIndex(of: ":") {
+      field = line[..<colon]
+      value = line[line.index(after: colon)...]
+      if value.first == " " {
+        value = value.dropFirst()
+      }
+    } else {
+      field = line
+      value = ""
+    }
+    switch field {
+    case "event":
+      eventType = String(value)
+    case "data":
+      data += value + "\n"
+    case "id":
+      if !value.contains("\0") {
+        lastEventID = String(value)
+      }
+    case "retry":
+      if !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }) {
+        retry = Int64(value).map { .milliseconds($0) } ?? .milliseconds(Int64.max)
+      }
+    default:
+      break
+    }
+    return nil
+  }
+
+  private mutating func dispatch() -> ServerSentEvent? {
+    defer {
+      data = ""
+      eventType = ""
+      retry = nil
+    }
+    guard !data.isEmpty else { return nil }
+    if data.hasSuffix("\n") {
+      data.removeLast()
+    }
+    return ServerSentEvent(
+      event: eventType.isEmpty ? "message" : eventType, data: data,
+      id: lastEventID.isEmpty ? nil : lastEventID, retry: retry)
+  }
+}
+
+/// The events of a streamed response, as ``APIClient/events(_:)`` returns them.
+public struct ServerSentEvents: AsyncSequence, Sendable {
+  /// An event.
+  public typealias Element = ServerSentEvent
+
+  /// The stream the events are read from: its head, and ``ResponseStream/cancel()`` to stop.
+  public let stream: ResponseStream
+
+  /// Reads the events in order.
+  public struct AsyncIterator: AsyncIteratorProtocol {
+    var chunks: ResponseStream.AsyncIterator
+    var parser = ServerSentEventParser()
+    var ready: [ServerSentEvent] = []
+
+    /// The next event, or `nil` when the stream ends.
+    /// - Returns: The event.
+    /// - Throws: ``APIError``, as the stream does.
+    public mutating func next() async throws -> ServerSentEvent? {
+      while ready.isEmpty {
+        guard let chunk = try await chunks.next() else {
+          parser.finish()
+          return nil
+        }
+        ready = parser.push(chunk).reversed()
+      }
+      return ready.popLast()
+    }
+  }
+
+  /// An iterator over the events.
+  /// - Returns: The iterator.
+  public func makeAsyncIterator() -> AsyncIterator {
+    AsyncIterator(chunks: stream.makeAsyncIterator())
+  }
+}

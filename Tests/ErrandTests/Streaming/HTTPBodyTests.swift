@@ -1,0 +1,93 @@
+import Errand
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct HTTPBodyTests {
+  /// A reader that has not started yet costs no more than the memory budget: the rest waits in a
+  /// temporary file and comes back byte for byte, in order.
+  @Test(arguments: [1_000, 64 * 1024, 1_000_000])
+  func bytesBeyondTheMemoryBudgetComeBackInOrder(chunkSize: Int) async throws {
+    let total = 3 * HTTPBody.memoryBudget + 12_345
+    let bytes = patternBytes(total)
+    let (body, writer) = HTTPBody.makeStream(expectedLength: total) {}
+    var offset = 0
+    while offset < total {
+      let end = min(offset + chunkSize, total)
+      writer.write(bytes[offset..<end])
+      offset = end
+    }
+    writer.finish()
+    #expect(try await body.collect() == bytes)
+  }
+
+  @Test func readingWhileWritingKeepsTheOrder() async throws {
+    let bytes = patternBytes(5 * HTTPBody.memoryBudget)
+    let (body, writer) = HTTPBody.makeStream(expectedLength: nil) {}
+    let producer = Task {
+      var offset = 0
+      while offset < bytes.count {
+        let end = min(offset + 50_000, bytes.count)
+        writer.write(bytes[offset..<end])
+        offset = end
+        if offset % 500_000 < 50_000 { await Task.yield() }
+      }
+      writer.finish()
+    }
+    var collected = Data()
+    for try await chunk in body {
+      collected.append(chunk)
+    }
+    await producer.value
+    #expect(collected == bytes)
+  }
+
+  @Test func theErrorThatEndsTheTransferReachesTheReaderAfterTheChunks() async throws {
+    let (body, writer) = HTTPBody.makeStream(expectedLength: nil) {}
+    writer.write(Data("ab".utf8))
+    writer.finish(throwing: URLError(.networkConnectionLost))
+    var iterator = body.makeAsyncIterator()
+    #expect(try await iterator.next() == Data("ab".utf8))
+    let error = await #expect(throws: URLError.self) { try await iterator.next() }
+    #expect(error?.code == .networkConnectionLost)
+  }
+
+  @Test func droppingTheBodyBeforeTheEndStopsTheTransferOnce() async throws {
+    let stops = Locked(0)
+    do {
+      let (body, writer) = HTTPBody.makeStream(expectedLength: nil) { stops.withLock { $0 += 1 } }
+      writer.write(Data("a".utf8))
+      var iterator = body.makeAsyncIterator()
+      _ = try await iterator.next()
+      #expect(!writer.isCancelled)
+      body.cancel()
+      #expect(writer.isCancelled)
+    }
+    #expect(stops.withLock { $0 } == 1)
+  }
+
+  @Test func aFinishedBodyStopsNothing() async throws {
+    let stops = Locked(0)
+    do {
+      let (body, writer) = HTTPBody.makeStream(expectedLength: nil) { stops.withLock { $0 += 1 } }
+      writer.write(Data("a".utf8))
+      writer.finish()
+      _ = body
+    }
+    #expect(stops.withLock { $0 } == 0)
+  }
+
+  @Test(arguments: [(5, nil as Int?), (5, 5), (4, nil), (4, 5)])
+  func collectStopsAtTheLimit(limit: Int, expectedLength: Int?) async throws {
+    let (body, writer) = HTTPBody.makeStream(expectedLength: expectedLength) {}
+    writer.write(Data("abc".utf8))
+    writer.write(Data("de".utf8))
+    writer.finish()
+    if limit >= 5 {
+      #expect(try await body.collect(upTo: limit) == Data("abcde".utf8))
+    } else {
+      let error = await #expect(throws: URLError.self) { try await body.collect(upTo: limit) }
+      #expect(error?.code == .dataLengthExceedsMaximum)
+    }
+  }
+}

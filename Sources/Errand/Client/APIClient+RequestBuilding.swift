@@ -32,10 +32,12 @@ extension APIClient {
       headers["User-Agent"] = userAgent
     }
     var body: Data?
+    var bodyFile: URL?
     if let requestBody = endpoint.body {
       do {
         let encoded = try requestBody.encoded(with: configuration.encoder)
-        body = encoded.data
+        body = encoded.file == nil ? encoded.data : nil
+        bodyFile = encoded.file
         headers["Content-Type"] = encoded.contentType
       } catch APIError.invalidRequest(let reason) {
         throw invalid(reason)
@@ -59,7 +61,7 @@ extension APIClient {
     }
     return HTTPRequest(
       method: endpoint.method, url: url, headers: headers, body: body, timeout: timeout,
-      maximumResponseSize: maximumResponseSize)
+      maximumResponseSize: maximumResponseSize, bodyFile: bodyFile)
   }
 
   /// The base URL joined with a plain-text path and query.

@@ -17,6 +17,8 @@ public struct RequestBody: Sendable {
   struct Encoded: Equatable {
     var data: Data
     var contentType: String
+    /// A file whose contents are the body, streamed from disk; `data` is then empty.
+    var file: URL? = nil
   }
 
   private let encode: @Sendable (_ defaultEncoder: JSONEncoder) throws -> Encoded
@@ -65,6 +67,33 @@ public struct RequestBody: Sendable {
     -> RequestBody
   {
     RequestBody { _ in Encoded(data: data, contentType: contentType) }
+  }
+
+  /// A file's contents, streamed from disk as the request is sent, so a large upload is never
+  /// loaded into memory (by `URLSessionTransport`; test doubles read the file).
+  ///
+  /// ```swift
+  /// Endpoint<Receipt>(method: .post, path: "logs", body: .file(bundleURL, contentType: "application/zip"))
+  /// ```
+  /// Building the request fails with ``APIError/invalidRequest(_:)`` when the file does not exist
+  /// or is not a regular file.
+  /// - Parameters:
+  ///   - url: The file.
+  ///   - contentType: The `Content-Type` to send.
+  /// - Returns: The body.
+  public static func file(_ url: URL, contentType: String = "application/octet-stream")
+    -> RequestBody
+  {
+    RequestBody { _ in
+      var isDirectory: ObjCBool = false
+      guard url.isFileURL,
+        FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+        !isDirectory.boolValue
+      else {
+        throw APIError.invalidRequest("the body file \(url.path) does not exist or is not a file.")
+      }
+      return Encoded(data: Data(), contentType: contentType, file: url)
+    }
   }
 
   /// A `multipart/form-data` body of fields and files.

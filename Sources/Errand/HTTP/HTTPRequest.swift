@@ -13,6 +13,9 @@ public struct HTTPRequest: Sendable, Hashable {
   public var headers: HTTPHeaders
   /// The body bytes, or `nil` for a request without a body.
   public var body: Data?
+  /// A file whose contents are the body, streamed from disk by transports that can
+  /// (`URLSessionTransport`); set instead of ``body`` by ``RequestBody/file(_:contentType:)``.
+  public var bodyFile: URL?
   /// The longest the whole exchange may take, or `nil` for the transport's default.
   public var timeout: Duration?
   /// The longest response body to accept, in bytes, or `nil` for no limit. Transports stop the
@@ -27,9 +30,10 @@ public struct HTTPRequest: Sendable, Hashable {
   ///   - body: The body bytes, if any.
   ///   - timeout: The longest the whole exchange may take, or `nil` for the transport's default.
   ///   - maximumResponseSize: The longest response body to accept, or `nil` for no limit.
+  ///   - bodyFile: A file whose contents are the body, instead of `body`.
   public init(
     method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-    timeout: Duration? = nil, maximumResponseSize: Int? = nil
+    timeout: Duration? = nil, maximumResponseSize: Int? = nil, bodyFile: URL? = nil
   ) {
     self.method = method
     self.url = url
@@ -37,6 +41,19 @@ public struct HTTPRequest: Sendable, Hashable {
     self.body = body
     self.timeout = timeout
     self.maximumResponseSize = maximumResponseSize
+    self.bodyFile = bodyFile
+  }
+
+  /// This request with its ``bodyFile`` read into ``body``, for transports and test doubles that
+  /// need the bytes; unchanged when it has no body file.
+  /// - Returns: The request with its body in memory.
+  /// - Throws: The error reading the file.
+  public func readingBodyFile() throws -> HTTPRequest {
+    guard let bodyFile, body == nil else { return self }
+    var read = self
+    read.body = try Data(contentsOf: bodyFile)
+    read.bodyFile = nil
+    return read
   }
 }
 

@@ -22,6 +22,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var received = 0
     /// Where a streamed body goes once the head has been handed out.
     var writer: HTTPBody.Writer?
+    /// Who hears about the request body being sent.
+    var progress: (@Sendable (TransferProgress) -> Void)?
   }
 
   private let exchanges = Locked<[Int: Exchange]>([:])
@@ -31,11 +33,24 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   /// when `streams` is set.
   func register(
     _ task: URLSessionTask, continuation: CheckedContinuation<HTTPResponse, any Error>,
-    streams: Bool = false, limit: Int? = nil
+    streams: Bool = false, limit: Int? = nil,
+    progress: (@Sendable (TransferProgress) -> Void)? = nil
   ) {
     exchanges.withLock {
-      $0[task.taskIdentifier] = Exchange(continuation: continuation, streams: streams, limit: limit)
+      $0[task.taskIdentifier] = Exchange(
+        continuation: continuation, streams: streams, limit: limit, progress: progress)
     }
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+    totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+  ) {
+    guard let progress = exchanges.withLock({ $0[task.taskIdentifier]?.progress }) else { return }
+    progress(
+      TransferProgress(
+        completedBytes: Int(totalBytesSent),
+        expectedBytes: totalBytesExpectedToSend > 0 ? Int(totalBytesExpectedToSend) : nil))
   }
 
   /// End an exchange with an outcome, if it has not ended yet: resume whoever still waits, or end

@@ -98,15 +98,22 @@ public final class URLSessionTransport: Transport {
       urlRequest.timeoutInterval = min(max(1, timeout.seconds.rounded(.up)), Double(Int32.max))
     }
     let limit = request.maximumResponseSize
+    let progress = UploadProgress.observer
     let running = Locked(RunningTask())
     var response = try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let task: URLSessionDataTask
         if let delegate {
-          task = session.dataTask(with: urlRequest)
-          delegate.register(task, continuation: continuation, streams: streams, limit: limit)
+          if let file = request.bodyFile {
+            task = session.uploadTask(with: urlRequest, fromFile: file)
+          } else {
+            task = session.dataTask(with: urlRequest)
+          }
+          delegate.register(
+            task, continuation: continuation, streams: streams, limit: limit, progress: progress)
         } else {
-          task = session.dataTask(with: urlRequest) { data, response, error in
+          let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
+            data, response, error in
             if let error {
               continuation.resume(throwing: URLSessionTransport.clarify(error))
             } else if let response = response as? HTTPURLResponse {
@@ -114,6 +121,12 @@ public final class URLSessionTransport: Transport {
             } else {
               continuation.resume(throwing: URLError(.badServerResponse))
             }
+          }
+          if let file = request.bodyFile {
+            task = session.uploadTask(
+              with: urlRequest, fromFile: file, completionHandler: completion)
+          } else {
+            task = session.dataTask(with: urlRequest, completionHandler: completion)
           }
         }
         let cancelled = running.withLock { state in

@@ -202,7 +202,11 @@ public actor StubTransport: Transport {
   /// Record the request, find its answer and resolve it; the request's URL becomes the answer's
   /// URL unless it has one.
   private func answer(_ request: HTTPRequest) async throws -> Answer {
+    let request = try request.readingBodyFile()
     record(request)
+    if let observer = UploadProgress.observer, let body = request.body {
+      observer(TransferProgress(completedBytes: body.count, expectedBytes: body.count))
+    }
     let answer: StubResponse
     let call: Int
     if let index = routes.firstIndex(where: { $0.matcher.matches(request) }) {

@@ -1,0 +1,79 @@
+import Foundation
+
+extension APIClient {
+  /// Send an endpoint's request as ``send(_:)`` does, reporting how much of the request body has
+  /// been sent: for uploads, such as a ``RequestBody/file(_:contentType:)`` body.
+  ///
+  /// ```swift
+  /// let receipt = try await client.send(upload) { progress in bar.value = progress.fractionCompleted ?? 0 }
+  /// ```
+  /// - Parameters:
+  ///   - endpoint: What to call and how to read the answer.
+  ///   - progress: Called as the body is sent, from the transport's thread; reports never go
+  ///     back, and the last one is the whole body. Transports that cannot tell report nothing.
+  /// - Returns: The decoded value.
+  /// - Throws: ``APIError``, as ``send(_:)`` does.
+  public nonisolated func send<Value>(
+    _ endpoint: Endpoint<Value>, progress: @escaping @Sendable (TransferProgress) -> Void
+  ) async throws -> Value {
+    try await UploadProgress.$observer.withValue(progress) {
+      try await send(endpoint)
+    }
+  }
+
+  /// Download an endpoint's response body to a file, as it arrives: memory stays flat whatever
+  /// the size.
+  ///
+  /// The body is written next to `destination` under a hidden temporary name, then moved into
+  /// place (replacing a file already there) once it has all arrived. A failure or cancellation
+  /// removes the partial file and leaves `destination` as it was.
+  ///
+  /// ```swift
+  /// let saved = try await client.download(Endpoint<Data>(path: "video", decoding: .data), to: destination)
+  /// print(saved.value.path, saved.response.status)
+  /// ```
+  /// - Parameters:
+  ///   - endpoint: What to call; its decoding is not used.
+  ///   - destination: The file to write.
+  ///   - progress: Called after each chunk is written, with the bytes so far and the announced
+  ///     length (`Content-Length`, when the server sent one); the last report is the total.
+  /// - Returns: The destination, with the response's head and the request.
+  /// - Throws: ``APIError``, as ``stream(_:)`` does; a file that cannot be written is
+  ///   ``APIError/transport(_:)`` with the file system's error.
+  public nonisolated func download<Value>(
+    _ endpoint: Endpoint<Value>, to destination: URL,
+    progress: (@Sendable (TransferProgress) -> Void)? = nil
+  ) async throws -> Response<URL> {
+    let stream = try await stream(endpoint)
+    let files = FileManager.default
+    let partial = destination.deletingLastPathComponent().appendingPathComponent(
+      ".\(destination.lastPathComponent).\(UUID().uuidString).partial")
+    do {
+      guard files.createFile(atPath: partial.path, contents: nil) else {
+        throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: partial.path])
+      }
+      let handle = try FileHandle(forWritingTo: partial)
+      defer { try? handle.close() }
+      let expected = stream.body.expectedLength
+      var written = 0
+      for try await chunk in stream {
+        try handle.write(contentsOf: chunk)
+        written += chunk.count
+        progress?(TransferProgress(completedBytes: written, expectedBytes: expected))
+      }
+      if written == 0 {
+        progress?(TransferProgress(completedBytes: 0, expectedBytes: expected))
+      }
+      try handle.close()
+      if files.fileExists(atPath: destination.path) {
+        try files.removeItem(at: destination)
+      }
+      try files.moveItem(at: partial, to: destination)
+    } catch {
+      stream.cancel()
+      try? files.removeItem(at: partial)
+      throw APIError(transportError: error, request: stream.request)
+    }
+    return Response(value: destination, response: stream.response, request: stream.request)
+  }
+}

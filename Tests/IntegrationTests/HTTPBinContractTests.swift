@@ -123,7 +123,7 @@ enum HTTPBinContract {
 /// The published transport checks, run against URLSessionTransport and a real httpbin.
 @Suite(.enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL"))
 struct URLSessionTransportConformanceTests {
-  @Test(arguments: TransportConformance.checks)
+  @Test(arguments: TransportConformance.checks + TransportConformance.streamingChecks)
   func urlSessionTransportConforms(_ check: TransportConformance.Check) async throws {
     try await check.run(URLSessionTransport(), httpbin: try #require(HTTPBin.url))
   }

@@ -32,6 +32,17 @@ public struct ServerSentEvent: Sendable, Hashable {
     self.retry = retry
   }
 
+  /// The events a whole event stream dispatches, parsed as ``APIClient/events(_:)`` parses a
+  /// stream as it arrives.
+  /// - Parameter text: The stream's text.
+  /// - Returns: The events, in order.
+  public static func parse(_ text: String) -> [ServerSentEvent] {
+    var parser = ServerSentEventParser()
+    let events = parser.push(Data(text.utf8))
+    parser.finish()
+    return events
+  }
+
   /// The event as a server sends it, ending with the blank line that dispatches it.
   public var wireFormat: String {
     var text = ""

@@ -12,6 +12,9 @@ struct Cassette: Equatable, Sendable {
   struct Exchange: Equatable, Sendable {
     var request: HTTPRequest
     var response: HTTPResponse
+    /// The body's chunks as they arrived, for an exchange recorded from a stream; the response's
+    /// body is then their concatenation.
+    var chunks: [Data]? = nil
   }
 
   var exchanges: [Exchange] = []
@@ -100,8 +103,65 @@ extension Cassette.Exchange {
           [
             .init(key: "status", value: .number(String(response.status))),
             .init(key: "headers", value: Self.json(response.headers)),
-          ] + Self.bodyMember(response.body))),
+          ] + responseBodyMembers)),
     ])
+  }
+
+  /// The response body: whole, as chunks, or, for an event stream recorded as a stream, as
+  /// events (one per chunk when replayed).
+  private var responseBodyMembers: [JSONValue.Member] {
+    guard let chunks else { return Self.bodyMember(response.body) }
+    if Self.isEventStream(response), let events = Self.events(in: chunks) {
+      return [.init(key: "events", value: .array(events.map(Self.json)))]
+    }
+    return [.init(key: "chunks", value: .array(chunks.map { Self.bodyValue($0) }))]
+  }
+
+  private static func isEventStream(_ response: HTTPResponse) -> Bool {
+    response.headers["Content-Type"]?.lowercased().hasPrefix("text/event-stream") == true
+  }
+
+  /// The events in a recorded event stream, when writing them back gives the same events.
+  private static func events(in chunks: [Data]) -> [ServerSentEvent]? {
+    let text = String(decoding: chunks.reduce(Data(), +), as: UTF8.self)
+    let events = ServerSentEvent.parse(text)
+    let written = events.map { $0.wireFormat }.joined()
+    return ServerSentEvent.parse(written) == events ? events : nil
+  }
+
+  private static func json(_ event: ServerSentEvent) -> JSONValue {
+    var members: [JSONValue.Member] = []
+    if event.event != "message" {
+      members.append(.init(key: "event", value: .string(event.event)))
+    }
+    members.append(.init(key: "data", value: .string(event.data)))
+    if let id = event.id {
+      members.append(.init(key: "id", value: .string(id)))
+    }
+    if let retry = event.retry {
+      members.append(
+        .init(key: "retry", value: .number(String(Int((retry / .milliseconds(1)).rounded())))))
+    }
+    return .object(members)
+  }
+
+  private static func event(_ json: JSONValue, field: String) throws(ExchangeFieldError)
+    -> ServerSentEvent
+  {
+    guard case .string(let data)? = json["data"] else {
+      throw ExchangeFieldError(field: field, problem: "must have a \"data\" string")
+    }
+    var event = ServerSentEvent(data: data)
+    if case .string(let type)? = json["event"] {
+      event.event = type
+    }
+    if case .string(let id)? = json["id"] {
+      event.id = id
+    }
+    if case .number(let raw)? = json["retry"], let milliseconds = Int64(raw) {
+      event.retry = .milliseconds(milliseconds)
+    }
+    return event
   }
 
   init(_ json: JSONValue) throws(ExchangeFieldError) {
@@ -125,9 +185,29 @@ extension Cassette.Exchange {
       method: HTTPMethod(rawValue: method), url: url,
       headers: try Self.headers(request["headers"], field: "request.headers"),
       body: requestBody.isEmpty ? nil : requestBody)
+    if case .array(let events)? = response["events"] {
+      var wire: [Data] = []
+      for (index, event) in events.enumerated() {
+        wire.append(
+          Data(try Self.event(event, field: "response.events[\(index)]").wireFormat.utf8))
+      }
+      chunks = wire
+    } else if case .array(let parts)? = response["chunks"] {
+      var chunks: [Data] = []
+      for (index, part) in parts.enumerated() {
+        chunks.append(try Self.body(part, field: "response.chunks[\(index)]"))
+      }
+      self.chunks = chunks
+    }
+    let body: Data
+    if let chunks {
+      body = chunks.reduce(Data(), +)
+    } else {
+      body = try Self.body(response["body"], field: "response.body")
+    }
     self.response = HTTPResponse(
       status: status, headers: try Self.headers(response["headers"], field: "response.headers"),
-      body: try Self.body(response["body"], field: "response.body"), url: url)
+      body: body, url: url)
   }
 
   private static func json(_ headers: HTTPHeaders) -> JSONValue {
@@ -157,6 +237,11 @@ extension Cassette.Exchange {
   /// nothing for an empty body.
   private static func bodyMember(_ body: Data) -> [JSONValue.Member] {
     guard !body.isEmpty else { return [] }
+    return [.init(key: "body", value: bodyValue(body))]
+  }
+
+  /// `{"json": ...}` for compact JSON, `{"text": ...}` for UTF-8, `{"base64": ...}` else.
+  private static func bodyValue(_ body: Data) -> JSONValue {
     let form: JSONValue.Member
     if let value = try? JSONValue.parse(body), value.isContainer, Data(value.compact.utf8) == body {
       form = .init(key: "json", value: value)
@@ -165,7 +250,7 @@ extension Cassette.Exchange {
     } else {
       form = .init(key: "base64", value: .string(body.base64EncodedString()))
     }
-    return [.init(key: "body", value: .object([form]))]
+    return .object([form])
   }
 
   private static func body(_ json: JSONValue?, field: String) throws(ExchangeFieldError) -> Data {

@@ -105,12 +105,79 @@ public actor CassetteTransport: Transport {
   /// - Throws: ``CassetteError`` for a missing, invalid or unmatched cassette; the upstream's
   ///   errors, which are not recorded.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let request = try request.readingBodyFile()
+    if let recorded = try played(request) {
+      return recorded.response
+    }
+    guard let upstream else { throw CassetteError.noUpstream(path: url.path) }
+    let response = try await upstream.send(request)
+    try record(Cassette.Exchange(request: request, response: response))
+    return response
+  }
+
+  /// Answer as ``send(_:)`` does, returning at the head. A recorded stream replays chunk by
+  /// chunk (an event stream event by event); recording streams the upstream's body to the caller
+  /// as it arrives and writes the exchange, with its chunks, once the body has ended. A body cut
+  /// short is not recorded.
+  /// - Parameter request: The request.
+  /// - Returns: The head, with its body in `bodyStream`.
+  /// - Throws: What ``send(_:)`` throws.
+  public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let request = try request.readingBodyFile()
+    if let recorded = try played(request) {
+      var head = recorded.response
+      let (body, writer) = HTTPBody.makeStream(expectedLength: nil) {}
+      for chunk in recorded.chunks ?? [head.body] {
+        writer.write(chunk)
+      }
+      writer.finish()
+      head.body = Data()
+      head.bodyStream = body
+      return head
+    }
+    guard let upstream else { throw CassetteError.noUpstream(path: url.path) }
+    var head = try await upstream.stream(request)
+    guard let upstreamBody = head.bodyStream else {
+      try record(Cassette.Exchange(request: request, response: head))
+      return head
+    }
+    let copying = Locked<Task<Void, Never>?>(nil)
+    let (body, writer) = HTTPBody.makeStream(expectedLength: upstreamBody.expectedLength) {
+      copying.withLock { $0 }?.cancel()
+      upstreamBody.cancel()
+    }
+    var recordedHead = head
+    recordedHead.bodyStream = nil
+    let task = Task {
+      var chunks: [Data] = []
+      do {
+        for try await chunk in upstreamBody {
+          chunks.append(chunk)
+          writer.write(chunk)
+        }
+        recordedHead.body = chunks.reduce(Data(), +)
+        try self.record(Cassette.Exchange(request: request, response: recordedHead, chunks: chunks))
+        writer.finish()
+      } catch {
+        writer.finish(throwing: error)
+      }
+    }
+    copying.withLock { $0 = task }
+    head.bodyStream = body
+    return head
+  }
+
+  /// The recorded exchange that answers `request`, marked played; `nil` when this run records
+  /// it instead.
+  /// - Throws: ``CassetteError/noMatch(request:path:recorded:)`` when nothing answers and the
+  ///   mode does not record.
+  private func played(_ request: HTTPRequest) throws -> Cassette.Exchange? {
     let cassette = try prepare()
     if !recording || mode == .newEpisodes, let index = match(request, in: cassette) {
       played[index] = true
-      var response = cassette.exchanges[index].response
-      response.url = request.url
-      return response
+      var exchange = cassette.exchanges[index]
+      exchange.response.url = request.url
+      return exchange
     }
     guard recording else {
       throw CassetteError.noMatch(
@@ -119,10 +186,7 @@ public actor CassetteTransport: Transport {
           "\(exchange.request.method) \(exchange.request.url.absoluteString)\(played[index] ? " (played)" : "")"
         })
     }
-    guard let upstream else { throw CassetteError.noUpstream(path: url.path) }
-    let response = try await upstream.send(request)
-    try record(Cassette.Exchange(request: request, response: response))
-    return response
+    return nil
   }
 
   /// The recorded exchanges that no request has played, as `METHOD URL`.
@@ -176,9 +240,16 @@ public actor CassetteTransport: Transport {
 
   private func record(_ exchange: Cassette.Exchange) throws(CassetteError) {
     var updated = cassette ?? Cassette()
+    let contentType = exchange.response.headers["Content-Type"]
+    let response = redaction.redact(exchange.response)
+    var chunks = exchange.chunks?.map { redaction.redact(body: $0, contentType: contentType) }
+    if let redacted = chunks, redacted.reduce(Data(), +) != response.body {
+      // A secret that spans chunks is hidden only in the whole body: keep that instead.
+      chunks = [response.body]
+    }
     updated.exchanges.append(
       Cassette.Exchange(
-        request: redaction.redact(exchange.request), response: redaction.redact(exchange.response)))
+        request: redaction.redact(exchange.request), response: response, chunks: chunks))
     try updated.save(to: url)
     cassette = updated
     played.append(true)

@@ -27,6 +27,27 @@ enum HTTPBinEmulation {
       return .status(
         200, body: Data((0..<count).map { alphabet[$0 % 26] }),
         headers: ["Content-Type": "application/octet-stream"])
+    case ("stream", let count?):
+      let lines = (0..<min(count, 100)).map { index in
+        let line = ["id": index, "url": request.url.absoluteString] as [String: Any]
+        let data = (try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]))
+        return (data ?? Data()) + Data("\n".utf8)
+      }
+      return .chunks(lines, headers: ["Content-Type": "application/json"])
+    case ("stream-bytes", let count?):
+      let size = max(1, Int(query(request, "chunk_size") ?? "") ?? 10 * 1024)
+      let bytes = Data((0..<min(count, 100 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+      let chunks = stride(from: 0, to: bytes.count, by: size).map {
+        bytes[$0..<min($0 + size, bytes.count)]
+      }
+      return .chunks(chunks, headers: ["Content-Type": "application/octet-stream"])
+    case ("drip", nil):
+      let count = max(0, min(Int(query(request, "numbytes") ?? "") ?? 10, 1000))
+      let duration = max(0, Double(query(request, "duration") ?? "") ?? 2)
+      let interval = count > 1 ? Duration.seconds(duration / Double(count)) : .zero
+      return .chunks(
+        Array(repeating: Data("*".utf8), count: count), interval: interval,
+        headers: ["Content-Type": "application/octet-stream"])
     case ("delay", let seconds?):
       return json(echo(request)).delayed(by: .seconds(min(seconds, 10)))
     case ("headers", nil):
@@ -41,6 +62,11 @@ enum HTTPBinEmulation {
     default:
       return .status(404)
     }
+  }
+
+  private static func query(_ request: HTTPRequest, _ name: String) -> String? {
+    URLComponents(url: request.url, resolvingAgainstBaseURL: true)?.queryItems?
+      .first { $0.name == name }?.value
   }
 
   private static func headers(_ request: HTTPRequest) -> [String: String] {

@@ -116,6 +116,60 @@ public enum TransportConformance {
     },
   ]
 
+  /// The streaming checks: order, the size limit crossed mid-body, and a reader that stops.
+  public static let streamingChecks: [Check] = [
+    Check(description: "streamed chunks arrive in order") { transport, base, _ in
+      let head = try await transport.stream(
+        HTTPRequest(url: base.appendingPathComponent("stream/5")))
+      try expect(head.status == 200, "GET /stream/5 came back as \(head.status)")
+      let body = try await (head.bodyStream ?? HTTPBody(head.body)).collect()
+      let ids = String(decoding: body, as: UTF8.self).split(separator: "\n").map {
+        (try? object(Data($0.utf8)))?["id"] as? Int
+      }
+      try expect(ids == [0, 1, 2, 3, 4], "GET /stream/5 streamed ids \(ids)")
+    },
+    Check(description: "a body over the size limit fails as it crosses it") { transport, base, _ in
+      var request = HTTPRequest(url: base.appendingPathComponent("stream-bytes/20000"))
+      request.url = URL(string: request.url.absoluteString + "?chunk_size=1000")!
+      request.maximumResponseSize = 5000
+      var received = 0
+      do {
+        let head = try await transport.stream(request)
+        for try await chunk in head.bodyStream ?? HTTPBody(head.body) {
+          received += chunk.count
+        }
+        throw ConformanceFailure("a 20000-byte body went through a 5000-byte limit")
+      } catch let failure as ConformanceFailure {
+        throw failure
+      } catch {
+        try expect(
+          (error as? URLError)?.code == .dataLengthExceedsMaximum,
+          "crossing the size limit threw \(error), not URLError(.dataLengthExceedsMaximum)")
+        try expect(received <= 5000, "\(received) bytes were read past a 5000-byte limit")
+      }
+    },
+    Check(description: "cancelling a stream ends it at once") { transport, base, _ in
+      var request = HTTPRequest(url: base.appendingPathComponent("drip"))
+      request.url = URL(string: request.url.absoluteString + "?numbytes=10&duration=5&delay=0")!
+      let head = try await transport.stream(request)
+      let body = head.bodyStream ?? HTTPBody(head.body)
+      var chunks = body.makeAsyncIterator()
+      _ = try await chunks.next()
+      let start = ContinuousClock.now
+      body.cancel()
+      do {
+        while try await chunks.next() != nil {}
+        throw ConformanceFailure("a cancelled stream went on to its end")
+      } catch let failure as ConformanceFailure {
+        throw failure
+      } catch {
+        let elapsed = ContinuousClock.now - start
+        try expect(error is CancellationError, "a cancelled stream threw \(error)")
+        try expect(elapsed < .seconds(2), "a cancelled stream took \(elapsed) to end")
+      }
+    },
+  ]
+
   private static func send(_ transport: any Transport, _ request: HTTPRequest) async throws
     -> HTTPResponse
   {

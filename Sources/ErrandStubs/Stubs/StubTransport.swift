@@ -134,8 +134,10 @@ public actor StubTransport: Transport {
   /// - Throws: The answer's error, `CancellationError` when the task is cancelled while the
   ///   answer waits, or ``UnmatchedRequest``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let limit = request.maximumResponseSize ?? .max
     switch try await answer(request) {
     case .whole(let response):
+      guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
       return response
     case .streamed(let stream):
       var body = Data()
@@ -144,6 +146,7 @@ public actor StubTransport: Transport {
           try await clock.sleep(for: stream.interval)
         }
         body.append(chunk)
+        guard body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
       }
       if let failure = stream.failure {
         throw failure
@@ -162,8 +165,10 @@ public actor StubTransport: Transport {
   /// - Returns: The head, with its body in `bodyStream`.
   /// - Throws: What ``send(_:)`` throws before the head.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let limit = request.maximumResponseSize ?? .max
     switch try await answer(request) {
     case .whole(var response):
+      guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
       response.bodyStream = HTTPBody(response.body)
       response.body = Data()
       return response
@@ -173,6 +178,7 @@ public actor StubTransport: Transport {
         expectedLength: nil, onCancel: { feeding.withLock { $0 }?.cancel() })
       let clock = clock
       let task = Task {
+        var sent = 0
         for (index, chunk) in stream.chunks.enumerated() {
           if index > 0, stream.interval > .zero {
             do {
@@ -181,6 +187,11 @@ public actor StubTransport: Transport {
               writer.finish(throwing: error)
               return
             }
+          }
+          sent += chunk.count
+          guard sent <= limit else {
+            writer.finish(throwing: URLError(.dataLengthExceedsMaximum))
+            return
           }
           writer.write(chunk)
         }

@@ -19,7 +19,8 @@ import Foundation
 /// Every configuration gets a protocol class of its own that knows only its stub (and keeps it
 /// alive), so two tests running in parallel never reach each other's stubs, and a session made
 /// for a stub never reaches the network. Request bodies reach the stub even when URLSession
-/// turns them into a stream.
+/// turns them into a stream, and a streamed answer (``StubResponse/chunks(_:interval:status:headers:failingWith:)``)
+/// reaches URLSession chunk by chunk, failing mid-body when the stream does.
 ///
 /// watchOS does not run custom `URLProtocol` classes, so a session configured this way would reach
 /// the real network there: this type is unavailable on watchOS. Inject a ``StubTransport`` instead.
@@ -77,8 +78,14 @@ public class StubURLProtocol: URLProtocol {
     }
     running = Task {
       do {
-        let response = try await stub.send(request)
-        connection.deliver(response, for: request.url)
+        let response = try await stub.stream(request)
+        guard connection.deliverHead(response, for: request.url) else { return }
+        if let body = response.bodyStream {
+          for try await chunk in body {
+            connection.deliver(chunk)
+          }
+        }
+        connection.finish()
       } catch is CancellationError {
         // Only stopLoading cancels this task; URLSession reports the cancellation itself.
       } catch {
@@ -127,18 +134,28 @@ private final class ClientConnection: @unchecked Sendable {
     gate.withLock { open = false }
   }
 
-  func deliver(_ response: HTTPResponse, for url: URL) {
-    perform { [self] in
-      guard let head = response.httpURLResponse(for: response.url ?? url) else {
-        owner.client?.urlProtocol(owner, didFailWithError: URLError(.badServerResponse))
-        return
-      }
-      owner.client?.urlProtocol(owner, didReceive: head, cacheStoragePolicy: .notAllowed)
-      if !response.body.isEmpty {
-        owner.client?.urlProtocol(owner, didLoad: response.body)
-      }
-      owner.client?.urlProtocolDidFinishLoading(owner)
+  /// Hand over the head (and a body already whole); `false` when it cannot be expressed as an
+  /// `HTTPURLResponse`, which fails the load.
+  func deliverHead(_ response: HTTPResponse, for url: URL) -> Bool {
+    guard let head = response.httpURLResponse(for: response.url ?? url) else {
+      fail(URLError(.badServerResponse))
+      return false
     }
+    perform { [self] in
+      owner.client?.urlProtocol(owner, didReceive: head, cacheStoragePolicy: .notAllowed)
+    }
+    deliver(response.body)
+    return true
+  }
+
+  /// Hand over a chunk of the body, as its own `didLoad`.
+  func deliver(_ chunk: Data) {
+    guard !chunk.isEmpty else { return }
+    perform { [self] in owner.client?.urlProtocol(owner, didLoad: chunk) }
+  }
+
+  func finish() {
+    perform { [self] in owner.client?.urlProtocolDidFinishLoading(owner) }
   }
 
   func fail(_ error: any Error) {

@@ -119,12 +119,12 @@ enum DogsContract {
 }
 
 @Suite struct TransportConformanceTests {
-  @Test(arguments: TransportConformance.checks)
+  @Test(arguments: TransportConformance.checks + TransportConformance.streamingChecks)
   func theHTTPBinStubConforms(_ check: TransportConformance.Check) async throws {
     try await check.run(StubTransport.httpbin(), httpbin: URL(string: "http://httpbin.test")!)
   }
 
-  @Test(arguments: TransportConformance.checks)
+  @Test(arguments: TransportConformance.checks + TransportConformance.streamingChecks)
   func urlSessionOverStubURLProtocolConforms(_ check: TransportConformance.Check) async throws {
     let transport = URLSessionTransport(
       configuration: StubURLProtocol.configuration(for: .httpbin()))

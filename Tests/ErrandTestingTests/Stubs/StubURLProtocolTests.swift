@@ -80,4 +80,23 @@ import Testing
       }
     }
   }
+
+  @Test func aStreamedAnswerArrivesChunkByChunkAndCanFailMidBody() async throws {
+    let stub = StubTransport()
+    let chunks = ["one", "two", "three"].map { Data($0.utf8) }
+    await stub.on(.get, "/v1/feed", .chunks(chunks, interval: .milliseconds(5)))
+    await stub.on(
+      .get, "/v1/cut", .chunks([Data("a".utf8)], failingWith: URLError(.networkConnectionLost)))
+    let transport = URLSessionTransport(configuration: StubURLProtocol.configuration(for: stub))
+    let client = APIClient(baseURL: base, transport: transport)
+    var received: [Data] = []
+    for try await chunk in try await client.stream(Endpoint<Data>(path: "feed", decoding: .data)) {
+      received.append(chunk)
+    }
+    #expect(received == chunks)
+    let error = await #expect(throws: APIError.self) {
+      for try await _ in try await client.stream(Endpoint<Data>(path: "cut", decoding: .data)) {}
+    }
+    #expect(error?.urlError?.code == .networkConnectionLost)
+  }
 }

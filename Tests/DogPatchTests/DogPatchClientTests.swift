@@ -123,4 +123,42 @@ import Testing
     await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
     #expect(calls.withLock { $0 } == 1)
   }
+
+  @Test func theFeedYieldsEachNewDogAsItIsListed() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    let milo = Dog(id: 4, name: "Milo", breed: "Dachshund", age: 1, price: 700)
+    let luna = Dog(id: 5, name: "Luna", breed: "Beagle", age: 4, price: 950.5)
+    func event(_ dog: Dog) throws -> ServerSentEvent {
+      ServerSentEvent(
+        event: "dog", data: String(decoding: try JSONEncoder().encode(dog), as: UTF8.self))
+    }
+    await stub.on(
+      .get, "/v1/dogs/feed",
+      .events(
+        [try event(milo), ServerSentEvent(event: "notice", data: "hello"), try event(luna)],
+        interval: .seconds(60)))
+    let feed = try await DogPatchClient(baseURL: Self.base, transport: stub).newDogs()
+    var dogs = feed.makeAsyncIterator()
+    #expect(try await dogs.next() == milo)
+    let next = Task { [dogs] in
+      var dogs = dogs
+      return try await dogs.next()
+    }
+    #expect(await clock.waitForSleepers(1))
+    await clock.advance(by: .seconds(60))
+    #expect(await clock.waitForSleepers(1))
+    await clock.advance(by: .seconds(60))
+    #expect(try await next.value == luna)
+  }
+
+  @Test func aDogEventThatIsNotADogIsADecodingError() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/dogs/feed", .events([ServerSentEvent(event: "dog", data: "{}")]))
+    let feed = try await DogPatchClient(baseURL: Self.base, transport: stub).newDogs()
+    let error = await #expect(throws: APIError.self) {
+      for try await _ in feed {}
+    }
+    #expect(error?.kind == .decoding)
+  }
 }

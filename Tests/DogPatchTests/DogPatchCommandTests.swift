@@ -16,6 +16,11 @@ import Testing
       ["--server", "https://api.dogpatch.example/v1", "--record"],
       DogPatchCommand(source: .record(URL(string: "https://api.dogpatch.example/v1")!))
     ),
+    (["--watch"], DogPatchCommand(source: .cassette, watch: true)),
+    (
+      ["--watch", "--server", "http://127.0.0.1:8080/v1"],
+      DogPatchCommand(source: .server(URL(string: "http://127.0.0.1:8080/v1")!), watch: true)
+    ),
   ])
   func parsesTheCommandLine(arguments: [String], expected: DogPatchCommand) throws {
     #expect(try DogPatchCommand.parse(arguments) == expected)
@@ -33,6 +38,24 @@ import Testing
   ])
   func rejectsBadCommandLinesInOneLine(arguments: [String], message: String) {
     #expect(throws: DogPatchCommandError.message(message)) { try DogPatchCommand.parse(arguments) }
+  }
+
+  @Test func watchesTheFeedFromTheCommittedCassette() async throws {
+    let cassette = try Fixtures.nearest().url("cassettes/dogpatch.json")
+    let lines = Locked<[String]>([])
+    let succeeded = await DogPatchCommand(source: .cassette, watch: true).watch(cassette: cassette)
+    {
+      line in lines.withLock { $0.append(line) }
+    }
+    #expect(succeeded)
+    #expect(
+      lines.withLock { $0 } == [
+        "watching for new dogs...",
+        "new: #4 Milo, Dachshund, 1 year, $700.00",
+        "new: #5 Luna, Beagle, 4 years, $950.50",
+        "new: #6 Bruno, Boxer, 6 years, $1,100.00",
+        "the feed has ended",
+      ])
   }
 
   @Test func listsTheDogsFromTheCommittedCassette() async throws {

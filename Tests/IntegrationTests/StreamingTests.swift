@@ -52,12 +52,16 @@ import Testing
     #expect(server.requests.first?.headers["accept"] == "text/event-stream")
   }
 
-  @Test(arguments: [
-    ScriptedResponse.Ending.resetAfterBodyBytes(300_000), .closeAfterBodyBytes(300_000),
-  ])
-  func aBodyCutShortEndsWithATransportError(ending: ScriptedResponse.Ending) async throws {
+  @Test(
+    arguments: [
+      ScriptedResponse.Ending.resetAfterBodyBytes(300_000), .closeAfterBodyBytes(300_000),
+    ], [false, true])
+  func aBodyCutShortEndsWithATransportError(ending: ScriptedResponse.Ending, chunked: Bool)
+    async throws
+  {
     let server = try LoopbackServer { _ in
-      ScriptedResponse(body: patternBytes(1_000_000), ending: ending)
+      ScriptedResponse(
+        body: patternBytes(1_000_000), chunkSize: chunked ? 50_000 : nil, ending: ending)
     }
     defer { server.stop() }
     var received = 0

@@ -25,7 +25,8 @@ public struct LogEvent: Sendable {
   public var headers: HTTPHeaders
   /// The response's status.
   public var status: Int?
-  /// The size of the request body (sent) or response body (received), in bytes.
+  /// The size of the request body (sent) or response body (received), in bytes; `nil` for a
+  /// response whose body streams (it is still arriving when the response is logged).
   public var bytes: Int?
   /// The time from sending to the response or failure.
   public var duration: Duration?
@@ -39,7 +40,8 @@ public struct LogEvent: Sendable {
     case .requestSent:
       return "→ \(request)" + (bytes.map { $0 > 0 ? " (\($0) bytes)" : "" } ?? "")
     case .responseReceived:
-      return "← \(status ?? 0) \(request) (\(bytes ?? 0) bytes, \(Self.milliseconds(duration)))"
+      let size = bytes.map { "\($0) bytes" } ?? "body streaming"
+      return "← \(status ?? 0) \(request) (\(size), \(Self.milliseconds(duration)))"
     case .failed:
       return "✗ \(request) after \(Self.milliseconds(duration)): \(error ?? "failed")"
     }

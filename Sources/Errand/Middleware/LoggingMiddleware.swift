@@ -47,7 +47,7 @@ public struct LoggingMiddleware: Middleware {
       event.kind = .responseReceived
       event.status = response.status
       event.headers = redaction.redact(response.headers)
-      event.bytes = response.body.count
+      event.bytes = response.bodyStream == nil ? response.body.count : nil
       event.duration = stopwatch.elapsed
       handler(event)
       return response

@@ -30,6 +30,14 @@ import Testing
       Endpoint<Owner>(
         path: "me", headers: ["Authorization": "Bearer anything"], requiresAuthentication: true))
     #expect(owner == Owner(name: "Ann", favourites: [1, 3]))
+    var events: [ServerSentEvent] = []
+    for try await event in try await client.events(
+      Endpoint<Data>(path: "dogs/feed", decoding: .data))
+    {
+      events.append(event)
+    }
+    #expect(events.map(\.event) == ["dog", "notice", "dog", "dog"])
+    #expect(events.map(\.id) == ["4", "4", "5", "6"])
     #expect(await cassette.verifyAllPlayed().isEmpty)
   }
 

@@ -147,4 +147,22 @@ import Testing
     let received = try #require(events.withLock { $0 }.last)
     #expect(received.message.hasSuffix("(0 bytes, \(expected))"))
   }
+
+  @Test func aStreamedResponseIsLoggedAtItsHead() async throws {
+    let events = Locked<[LogEvent]>([])
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/feed", .chunks([Data("a".utf8), Data("b".utf8)]))
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(middleware: [
+        LoggingMiddleware { event in events.withLock { $0.append(event) } }
+      ]))
+    let stream = try await client.stream(Endpoint<Data>(path: "feed", decoding: .data))
+    let received = try #require(events.withLock { $0 }.last)
+    #expect(received.kind == .responseReceived)
+    #expect(received.bytes == nil)
+    #expect(
+      received.message.hasPrefix("← 200 GET https://api.example.com/v1/feed (body streaming, "))
+    #expect(try await stream.collect() == Data("ab".utf8))
+  }
 }

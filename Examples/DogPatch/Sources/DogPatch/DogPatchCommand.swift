@@ -17,16 +17,19 @@ public struct DogPatchCommand: Sendable, Equatable {
 
   /// Where the dogs come from.
   public var source: Source
+  /// Follow the feed of new dogs instead of listing the dogs.
+  public var watch = false
 
   /// The base URL the committed cassette was recorded against.
   public static let cassetteBaseURL = URL(string: "https://api.dogpatch.example/v1")!
 
   /// The usage text.
   public static let usage = """
-    usage: dogpatch [--server URL [--record]]
+    usage: dogpatch [--server URL [--record]] [--watch]
       (no options)   list the dogs from Fixtures/cassettes/dogpatch.json, offline
       --server URL   list the dogs from a live DogPatch server
       --record       with --server, record the answers into the cassette
+      --watch        follow the live feed of new dogs (Server-Sent Events) instead
     """
 
   /// Read the command line.
@@ -36,6 +39,7 @@ public struct DogPatchCommand: Sendable, Equatable {
   public static func parse(_ arguments: [String]) throws(DogPatchCommandError) -> DogPatchCommand {
     var server: URL?
     var record = false
+    var watch = false
     var remaining = arguments[...]
     while let argument = remaining.popFirst() {
       switch argument {
@@ -50,6 +54,8 @@ public struct DogPatchCommand: Sendable, Equatable {
         server = url
       case "--record":
         record = true
+      case "--watch":
+        watch = true
       case "--help", "-h":
         throw .help
       default:
@@ -58,9 +64,9 @@ public struct DogPatchCommand: Sendable, Equatable {
     }
     switch (server, record) {
     case (nil, true): throw .message("--record needs --server to record from")
-    case (nil, false): return DogPatchCommand(source: .cassette)
-    case (let url?, false): return DogPatchCommand(source: .server(url))
-    case (let url?, true): return DogPatchCommand(source: .record(url))
+    case (nil, false): return DogPatchCommand(source: .cassette, watch: watch)
+    case (let url?, false): return DogPatchCommand(source: .server(url), watch: watch)
+    case (let url?, true): return DogPatchCommand(source: .record(url), watch: watch)
     }
   }
 
@@ -93,6 +99,30 @@ public struct DogPatchCommand: Sendable, Equatable {
       return ("dogpatch: \(Self.explain(error))\n", false)
     } catch {
       return ("dogpatch: \(error)\n", false)
+    }
+  }
+
+  /// Follow the feed of new dogs, one line per dog as it arrives.
+  /// - Parameters:
+  ///   - cassette: The cassette file to replay or record.
+  ///   - emit: Receives each line as soon as it is ready.
+  /// - Returns: Whether the feed ended without an error (a failure is emitted as its last line).
+  public func watch(cassette: URL, emit: @Sendable (String) -> Void) async -> Bool {
+    do {
+      emit("watching for new dogs...")
+      for try await dog in try await client(cassette: cassette).newDogs() {
+        emit(
+          "new: #\(dog.id) \(dog.name), \(dog.breed), \(dog.age) \(dog.age == 1 ? "year" : "years"), "
+            + DogTable.price(dog.price))
+      }
+      emit("the feed has ended")
+      return true
+    } catch let error as APIError {
+      emit("dogpatch: \(Self.explain(error))")
+      return false
+    } catch {
+      emit("dogpatch: \(error)")
+      return false
     }
   }
 

@@ -16,6 +16,10 @@ do {
 let cassette =
   (try? Fixtures.nearest(to: #filePath).url("cassettes/dogpatch.json"))
   ?? URL(fileURLWithPath: "Fixtures/cassettes/dogpatch.json")
+if command.watch {
+  let succeeded = await command.watch(cassette: cassette) { line in print(line) }
+  exit(succeeded ? 0 : 1)
+}
 let (output, succeeded) = await command.run(cassette: cassette)
 if succeeded {
   print(output, terminator: "")

@@ -2,6 +2,8 @@
 # Measure Errand against raw URLSession in one run and write the table to Benchmarks/results.md.
 # Starts a local server on 127.0.0.1 (nginx, installed with apt-get on Debian when missing; else a
 # Python HTTP/1.1 server), builds in release mode, runs, and stops the server.
+# Then the streaming scenarios (512 MB download and slow reader, 10,000 events, a size limit
+# against a 2 GB body), appended to the same file.
 # Usage: Benchmarks/run.sh [seconds-per-sample] [rounds]
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -22,6 +24,15 @@ python3 - "$work/dogs.json" <<'PY'
 import json, sys
 dogs = [{"id": i, "name": f"Dog {i}", "breed": ["Labrador", "Shiba Inu", "Border Collie"][i % 3], "age": i % 15, "price": 100 + i} for i in range(10)]
 open(sys.argv[1], "w").write(json.dumps(dogs, separators=(",", ":")))
+PY
+# Streaming: a 512 MB and a 2 GB body (sparse files, so they cost no disk), and 10,000 events.
+truncate -s 512M "$work/big.bin"
+truncate -s 2G "$work/huge.bin"
+python3 - "$work/events.txt" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(10000):
+        f.write('event: dog\nid: %d\ndata: {"id":%d,"name":"Dog %d","breed":"Labrador"}\n\n' % (i, i, i))
 PY
 
 if ! command -v nginx > /dev/null && [ -x /usr/sbin/nginx ]; then PATH="$PATH:/usr/sbin"; fi
@@ -47,6 +58,8 @@ http {
   server {
     listen 127.0.0.1:$port;
     location = /dogs.json { root $work; default_type application/json; }
+    location = /events.txt { root $work; default_type text/event-stream; }
+    location ~ \.bin$ { root $work; default_type application/octet-stream; }
   }
 }
 CONF
@@ -77,3 +90,36 @@ PY
 swift build -c release --product errand-benchmarks >&2
 .build/release/errand-benchmarks --url "http://127.0.0.1:$port/dogs.json" --seconds "$seconds" --rounds "$rounds" \
   --server "$server" --output results.md
+
+# Streaming, one process per measurement so each peak resident size is its own, scenarios
+# interleaved round by round; curl downloads the same 512 MB beside Errand.
+base="http://127.0.0.1:$port"
+samples="$work/streaming.txt"
+: > "$samples"
+for round in $(seq "$rounds"); do
+  for scenario in download:big.bin slow-stream:big.bin sse:events.txt sse-stub: limit:huge.bin; do
+    .build/release/errand-benchmarks --streaming "${scenario%%:*}" --url "$base" --path "${scenario#*:}" >> "$samples"
+  done
+  curl -s -o /dev/null -w 'curl %{time_total} %{size_download} 0 -1\n' "$base/big.bin" >> "$samples"
+done
+python3 - "$samples" <<'PY' | tee -a results.md
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    name, seconds, size, events, peak = line.split()
+    rows.setdefault(name, []).append((float(seconds), int(size), int(events), int(peak)))
+def stat(values, digits=1):
+    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}–{max(values):.{digits}f})"
+print("\n## Streaming (medians of %d rounds, min–max)\n" % len(rows["download"]))
+print("| Scenario | Result | Peak RSS (MB) |")
+print("| --- | ---: | ---: |")
+mbps = lambda r: [s / 1e6 / t for t, s, e, p in r]
+peak = lambda r: stat([p / 1024 for t, s, e, p in r])
+print(f"| 512 MB `download(_:to:)` | {stat(mbps(rows['download']))} MB/s | {peak(rows['download'])} |")
+print(f"| 512 MB with `curl -o /dev/null` | {stat(mbps(rows['curl']))} MB/s | – |")
+print(f"| 512 MB `stream`, reader sleeps 1 ms per chunk | {stat([t for t, *_ in rows['slow-stream']], 2)} s | {peak(rows['slow-stream'])} |")
+print(f"| 10,000 events through `events` | {stat([e / t for t, s, e, p in rows['sse']], 0)} events/s | {peak(rows['sse'])} |")
+print(f"| 10,000 events from a stub on a TestClock | {stat([e / t for t, s, e, p in rows['sse-stub']], 0)} events/s | {peak(rows['sse-stub'])} |")
+ok = all(e == 1 for t, s, e, p in rows["limit"])
+print(f"| buffered `send`, 1 MB limit, 2 GB body | {'dataLengthExceedsMaximum' if ok else 'NOT STOPPED'} after {stat([t * 1000 for t, *_ in rows['limit']], 0)} ms | {peak(rows['limit'])} |")
+PY

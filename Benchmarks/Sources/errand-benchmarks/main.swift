@@ -8,6 +8,11 @@ var options: [String: String] = [:]
 while let key = arguments.popFirst() {
   options[key] = arguments.popFirst() ?? ""
 }
+if let scenario = options["--streaming"] {
+  guard let address = options["--url"], let url = URL(string: address) else { exit(2) }
+  try await Streaming.run(scenario, url: url, path: options["--path"] ?? "")
+  exit(0)
+}
 if options["--profile-overhead"] != nil {
   // For profilers: only the client-overhead loop, and its parts.
   let client = APIClient(

@@ -185,10 +185,18 @@ final class BodyBuffer: @unchecked Sendable {
 
 /// A temporary file that holds the unread part of a body: removed from the directory as soon as
 /// it is open, so nothing is left behind, and emptied whenever the reader catches up.
+///
+/// Writes are gathered into runs of up to ``runLength`` bytes and each run is written with one
+/// call, and the file has separate handles for writing and reading, so neither ever seeks: the
+/// transport's callbacks must keep up with the network, or URLSession queues what they have not
+/// taken yet in memory.
 private final class SpillFile {
-  private let handle: FileHandle
-  private var writeOffset: UInt64 = 0
-  private var readOffset: UInt64 = 0
+  static let runLength = 1024 * 1024
+  private let writer: FileHandle
+  private let reader: FileHandle
+  private var run = Data()
+  private var written: UInt64 = 0
+  private var read: UInt64 = 0
 
   init() throws {
     let url = FileManager.default.temporaryDirectory
@@ -196,31 +204,45 @@ private final class SpillFile {
     guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
       throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
     }
-    handle = try FileHandle(forUpdating: url)
-    try? FileManager.default.removeItem(at: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    writer = try FileHandle(forWritingTo: url)
+    reader = try FileHandle(forReadingFrom: url)
+    run.reserveCapacity(Self.runLength)
   }
 
   deinit {
-    try? handle.close()
+    try? writer.close()
+    try? reader.close()
   }
 
   func append(_ chunk: Data) throws {
-    try handle.seek(toOffset: writeOffset)
-    try handle.write(contentsOf: chunk)
-    writeOffset += UInt64(chunk.count)
+    run.append(chunk)
+    if run.count >= Self.runLength {
+      try flush()
+    }
+  }
+
+  private func flush() throws {
+    guard !run.isEmpty else { return }
+    try writer.write(contentsOf: run)
+    written += UInt64(run.count)
+    run.removeAll(keepingCapacity: true)
   }
 
   func read(upTo count: Int) throws -> Data {
-    try handle.seek(toOffset: readOffset)
-    let chunk = try handle.read(upToCount: count) ?? Data()
+    if read == written {
+      try flush()
+    }
+    let chunk = try reader.read(upToCount: min(count, Int(written - read))) ?? Data()
     guard !chunk.isEmpty else { throw CocoaError(.fileReadCorruptFile) }
-    readOffset += UInt64(chunk.count)
+    read += UInt64(chunk.count)
     return chunk
   }
 
   func reset() throws {
-    try handle.truncate(atOffset: 0)
-    writeOffset = 0
-    readOffset = 0
+    try writer.truncate(atOffset: 0)
+    try reader.seek(toOffset: 0)
+    written = 0
+    read = 0
   }
 }

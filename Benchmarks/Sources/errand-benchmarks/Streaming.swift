@@ -1,0 +1,80 @@
+import Errand
+import ErrandStubs
+import Foundation
+
+/// One streaming scenario per process, so that each peak resident size (VmHWM) is its own:
+/// `errand-benchmarks --streaming NAME --url http://127.0.0.1:PORT --path FILE`. Prints one
+/// line: `name seconds bytes events peakKB`.
+enum Streaming {
+  static func run(_ name: String, url: URL, path: String) async throws {
+    let start = now()
+    var bytes = 0
+    var events = 0
+    switch name {
+    case "download":
+      let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "errand-bench-\(UUID().uuidString)")
+      defer { try? FileManager.default.removeItem(at: destination) }
+      let client = APIClient(baseURL: url, transport: URLSessionTransport())
+      let saved = try await client.download(
+        Endpoint<Data>(path: path, timeout: .seconds(600), decoding: .data), to: destination)
+      bytes = (try FileManager.default.attributesOfItem(atPath: saved.value.path)[.size] as? Int) ?? 0
+    case "slow-stream":
+      let client = APIClient(baseURL: url, transport: URLSessionTransport())
+      for try await chunk in try await client.stream(Endpoint<Data>(path: path, decoding: .data)) {
+        bytes += chunk.count
+        try await Task.sleep(for: .milliseconds(1))
+      }
+      events = bytes  // reported as chunks below
+    case "sse":
+      let client = APIClient(baseURL: url, transport: URLSessionTransport())
+      for try await event in try await client.events(Endpoint<Data>(path: path, decoding: .data)) {
+        bytes += event.data.utf8.count
+        events += 1
+      }
+    case "sse-stub":
+      let clock = TestClock()
+      let stub = StubTransport(clock: clock)
+      let count = 10_000
+      await stub.on(
+        .get, "/feed",
+        .events(
+          (0..<count).map { ServerSentEvent(event: "dog", data: #"{"id":\#($0)}"#, id: "\($0)") },
+          interval: .seconds(1)))
+      let client = APIClient(baseURL: URL(string: "https://stub.example")!, transport: stub)
+      let driver = Task {
+        while !Task.isCancelled {
+          guard await clock.waitForSleepers(1, timeout: .seconds(1)) else { continue }
+          await clock.advance(by: .seconds(1))
+        }
+      }
+      for try await event in try await client.events(Endpoint<Data>(path: "feed", decoding: .data)) {
+        bytes += event.data.utf8.count
+        events += 1
+      }
+      driver.cancel()
+    case "limit":
+      let client = APIClient(
+        baseURL: url, transport: URLSessionTransport(),
+        configuration: APIClient.Configuration(maximumResponseSize: 1_000_000))
+      do {
+        bytes = try await client.send(Endpoint<Data>(path: path, decoding: .data)).count
+      } catch let error as APIError where error.urlError?.code == .dataLengthExceedsMaximum {
+        events = 1  // the expected outcome
+      }
+    default:
+      FileHandle.standardError.write(Data("unknown scenario \(name)\n".utf8))
+      exit(2)
+    }
+    if name == "slow-stream" { events = 0 }
+    print(name, format(now() - start, decimals: 3), bytes, events, peakResidentKilobytes() ?? -1)
+  }
+
+  /// The process's peak resident set size (`VmHWM`), where the system reports it.
+  static func peakResidentKilobytes() -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return nil }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+  }
+}

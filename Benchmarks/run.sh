@@ -2,9 +2,10 @@
 # Measure Errand against raw URLSession in one run and write the table to Benchmarks/results.md.
 # Starts a local server on 127.0.0.1 (nginx, installed with apt-get on Debian when missing; else a
 # Python HTTP/1.1 server), builds in release mode, runs, and stops the server.
-# Then the streaming scenarios (512 MB download and slow reader, 10,000 events, a size limit
-# against a 2 GB body), appended to the same file.
+# Then the streaming scenarios (a 512 MB download and slow reader, 10,000 events, a size limit
+# against a 2 GB and an endless body) into Benchmarks/results-streaming.md.
 # Usage: Benchmarks/run.sh [seconds-per-sample] [rounds]
+#        ERRAND_BENCHMARKS=streaming Benchmarks/run.sh 2 5   # the streaming scenarios alone
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-2}"
@@ -60,6 +61,7 @@ http {
     location = /dogs.json { root $work; default_type application/json; }
     location = /events.txt { root $work; default_type text/event-stream; }
     location ~ \.bin$ { root $work; default_type application/octet-stream; }
+    location ^~ /limited/ { alias $work/; default_type application/octet-stream; limit_rate 200m; }
   }
 }
 CONF
@@ -88,21 +90,53 @@ sys.exit("the benchmark server did not start")
 PY
 
 swift build -c release --product errand-benchmarks >&2
-.build/release/errand-benchmarks --url "http://127.0.0.1:$port/dogs.json" --seconds "$seconds" --rounds "$rounds" \
+[ "${ERRAND_BENCHMARKS:-all}" = streaming ] || .build/release/errand-benchmarks --url "http://127.0.0.1:$port/dogs.json" --seconds "$seconds" --rounds "$rounds" \
   --server "$server" --output results.md
 
 # Streaming, one process per measurement so each peak resident size is its own, scenarios
-# interleaved round by round; curl downloads the same 512 MB beside Errand.
+# interleaved round by round; curl downloads the same 512 MB to disk beside Errand. The size
+# limit runs against an endless chunked body (no Content-Length) from a small Python server.
+endless_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+python3 - "$endless_port" <<'PY' &
+import http.server, sys
+class Endless(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *args): pass
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunk = b"%x\r\n%s\r\n" % (65536, b"\0" * 65536)
+        try:
+            while True:
+                self.wfile.write(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Endless).serve_forever()
+PY
+endless_pid=$!
+trap 'kill "$endless_pid" 2>/dev/null || true; cleanup' EXIT
 base="http://127.0.0.1:$port"
 samples="$work/streaming.txt"
 : > "$samples"
 for round in $(seq "$rounds"); do
-  for scenario in download:big.bin slow-stream:big.bin sse:events.txt sse-stub: limit:huge.bin; do
-    .build/release/errand-benchmarks --streaming "${scenario%%:*}" --url "$base" --path "${scenario#*:}" >> "$samples"
+  scenarios="download:big.bin slow-stream:big.bin urlsession-baseline:big.bin sse:events.txt sse-stub: limit:huge.bin"
+  # At 200 MB/s, as a fast real network would deliver it (nginx only).
+  case "$server" in nginx*) scenarios="$scenarios slow-stream:limited/big.bin" ;; esac
+  for scenario in $scenarios; do
+    name="${scenario%%:*}"
+    path="${scenario#*:}"
+    label="$name"
+    case "$path" in limited/*) label="$name-200" ;; esac
+    .build/release/errand-benchmarks --streaming "$name" --url "$base" --path "$path" \
+      | sed "s/^$name /$label /" >> "$samples"
   done
-  curl -s -o /dev/null -w 'curl %{time_total} %{size_download} 0 -1\n' "$base/big.bin" >> "$samples"
+  .build/release/errand-benchmarks --streaming limit --url "http://127.0.0.1:$endless_port" --path endless \
+    | sed 's/^limit /limit-endless /' >> "$samples"
+  curl -s -o "$work/curl.bin" -w 'curl %{time_total} %{size_download} 0 -1\n' "$base/big.bin" >> "$samples"
+  rm -f "$work/curl.bin"
 done
-python3 - "$samples" <<'PY' | tee -a results.md
+python3 - "$samples" <<'PY' | tee results-streaming.md
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -116,10 +150,15 @@ print("| --- | ---: | ---: |")
 mbps = lambda r: [s / 1e6 / t for t, s, e, p in r]
 peak = lambda r: stat([p / 1024 for t, s, e, p in r])
 print(f"| 512 MB `download(_:to:)` | {stat(mbps(rows['download']))} MB/s | {peak(rows['download'])} |")
-print(f"| 512 MB with `curl -o /dev/null` | {stat(mbps(rows['curl']))} MB/s | – |")
+print(f"| 512 MB with `curl -o FILE` | {stat(mbps(rows['curl']))} MB/s | – |")
 print(f"| 512 MB `stream`, reader sleeps 1 ms per chunk | {stat([t for t, *_ in rows['slow-stream']], 2)} s | {peak(rows['slow-stream'])} |")
+if "slow-stream-200" in rows:
+    print(f"| the same at 200 MB/s (nginx `limit_rate`) | {stat([t for t, *_ in rows['slow-stream-200']], 2)} s | {peak(rows['slow-stream-200'])} |")
+print(f"| 512 MB through URLSession alone, a delegate that only counts | {stat(mbps(rows['urlsession-baseline']))} MB/s | {peak(rows['urlsession-baseline'])} |")
 print(f"| 10,000 events through `events` | {stat([e / t for t, s, e, p in rows['sse']], 0)} events/s | {peak(rows['sse'])} |")
 print(f"| 10,000 events from a stub on a TestClock | {stat([e / t for t, s, e, p in rows['sse-stub']], 0)} events/s | {peak(rows['sse-stub'])} |")
-ok = all(e == 1 for t, s, e, p in rows["limit"])
-print(f"| buffered `send`, 1 MB limit, 2 GB body | {'dataLengthExceedsMaximum' if ok else 'NOT STOPPED'} after {stat([t * 1000 for t, *_ in rows['limit']], 0)} ms | {peak(rows['limit'])} |")
+for key, label in (("limit", "2 GB body with Content-Length"), ("limit-endless", "endless chunked body")):
+    ok = all(e == 1 for t, s, e, p in rows[key])
+    outcome = "dataLengthExceedsMaximum" if ok else "NOT STOPPED"
+    print(f"| buffered `send`, 1 MB limit, {label} | {outcome} after {stat([t * 1000 for t, *_ in rows[key]], 0)} ms | {peak(rows[key])} |")
 PY

@@ -7,17 +7,7 @@ import Testing
 /// README's "Streaming, downloads and uploads" section, run as written against stubs.
 @Suite struct ReadmeStreamingExampleTests {
   @Test func theStreamingSectionRunsAsWritten() async throws {
-    let stub = StubTransport()
-    await stub.on(.get, "/v1/events", .chunks([Data("one\n".utf8), Data("two\n".utf8)]))
-    await stub.on(
-      .get, "/v1/sse",
-      .events(
-        [ServerSentEvent(data: "1"), ServerSentEvent(event: "tick", data: "2")],
-        interval: .seconds(1)))
-    await stub.on(.get, "/v1/dogs.jsonl", .chunks([Data("{\"name\":\"Rex\"}\n".utf8)]))
-    await stub.on(
-      .get, "/v1/video", .chunks([Data("a".utf8), Data("b".utf8)], interval: .milliseconds(10)))
-    await stub.on(.post, "/v1/logs", .json(Dog(name: "Rex"), status: 201))
+    let stub = await streamingStub(clock: .immediate)
     let client = APIClient(baseURL: URL(string: "https://api.example.com/v1")!, transport: stub)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "errand-readme-\(UUID().uuidString)")

@@ -80,3 +80,21 @@ package func patternBytes(_ count: Int) -> Data {
   }
   return data.prefix(count)
 }
+
+/// A stub for the streaming examples: two lines at `/v1/events`, two events at `/v1/sse` a
+/// second apart, one dog at `/v1/dogs.jsonl`, two chunks at `/v1/video`, and a dog for a `POST`
+/// to `/v1/logs`.
+package func streamingStub(clock: any Clock<Duration> = ContinuousClock()) async -> StubTransport {
+  let stub = StubTransport(clock: clock)
+  await stub.on(.get, "/v1/events", .chunks([Data("one\n".utf8), Data("two\n".utf8)]))
+  await stub.on(
+    .get, "/v1/sse",
+    .events(
+      [ServerSentEvent(data: "1"), ServerSentEvent(event: "tick", data: "2")],
+      interval: .seconds(1)))
+  await stub.on(.get, "/v1/dogs.jsonl", .chunks([Data("{\"name\":\"Rex\"}\n".utf8)]))
+  await stub.on(
+    .get, "/v1/video", .chunks([Data("a".utf8), Data("b".utf8)], interval: .milliseconds(10)))
+  await stub.on(.post, "/v1/logs", .json(Dog(name: "Rex"), status: 201))
+  return stub
+}

@@ -2,6 +2,10 @@ import Errand
 import ErrandStubs
 import Foundation
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// One streaming scenario per process, so that each peak resident size (VmHWM) is its own:
 /// `errand-benchmarks --streaming NAME --url http://127.0.0.1:PORT --path FILE`. Prints one
 /// line: `name seconds bytes events peakKB`.
@@ -53,6 +57,12 @@ enum Streaming {
         events += 1
       }
       driver.cancel()
+    case "urlsession-baseline":
+      // URLSession alone, with a session delegate that only counts: what FoundationNetworking
+      // holds by itself for the same transfer.
+      let counter = CountingDelegate()
+      let session = URLSession(configuration: .ephemeral, delegate: counter, delegateQueue: nil)
+      bytes = await counter.run(session.dataTask(with: url.appendingPathComponent(path)))
     case "limit":
       let client = APIClient(
         baseURL: url, transport: URLSessionTransport(),
@@ -76,5 +86,30 @@ enum Streaming {
       let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
     else { return nil }
     return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+  }
+}
+
+/// Counts the bytes of one task and says when it ends; nothing else.
+final class CountingDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+  private var finish: CheckedContinuation<Int, Never>?
+
+  func run(_ task: URLSessionTask) async -> Int {
+    await withCheckedContinuation { continuation in
+      lock.withLock { finish = continuation }
+      task.resume()
+    }
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    lock.withLock { count += data.count }
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
+  ) {
+    let (continuation, total) = lock.withLock { (finish, count) }
+    continuation?.resume(returning: total)
   }
 }

@@ -10,7 +10,8 @@ extension APIClient {
   /// - Parameters:
   ///   - endpoint: What to call and how to read the answer.
   ///   - progress: Called as the body is sent, from the transport's thread; reports never go
-  ///     back, and the last one is the whole body. Transports that cannot tell report nothing.
+  ///     back, none is dropped (a slow callback delays the transfer's bookkeeping instead), and the
+  ///     last one is the whole body. Transports that cannot tell report nothing.
   /// - Returns: The decoded value.
   /// - Throws: ``APIError``, as ``send(_:)`` does.
   public nonisolated func send<Value>(
@@ -36,7 +37,8 @@ extension APIClient {
   ///   - endpoint: What to call; its decoding is not used.
   ///   - destination: The file to write.
   ///   - progress: Called after each chunk is written, with the bytes so far and the announced
-  ///     length (`Content-Length`, when the server sent one); the last report is the total.
+  ///     length (`Content-Length`, when the server sent one; it counts compressed bytes when the
+  ///     server compresses); none is dropped, and the last report is the total.
   /// - Returns: The destination, with the response's head and the request.
   /// - Throws: ``APIError``, as ``stream(_:)`` does; a file that cannot be written is
   ///   ``APIError/transport(_:)`` with the file system's error.

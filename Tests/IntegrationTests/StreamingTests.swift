@@ -111,4 +111,28 @@ import Testing
     }
     #expect(streamed?.urlError?.code == .dataLengthExceedsMaximum)
   }
+
+  @Test func aRetryCancelsTheBodyOfTheAttemptItReplaces() async throws {
+    let attempts = Locked(0)
+    let server = try LoopbackServer { _ in
+      let attempt = attempts.withLock { count in
+        count += 1
+        return count
+      }
+      return attempt == 1
+        ? ScriptedResponse(
+          status: 503, body: patternBytes(2_000_000), chunkSize: 10_000, delayMidBody: .seconds(30))
+        : .text("fresh")
+    }
+    defer { server.stop() }
+    let client = liveClient(
+      server.baseURL,
+      configuration: APIClient.Configuration(middleware: [
+        RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, jitter: .none), clock: .immediate)
+      ]))
+    let stream = try await client.stream(Self.endpoint)
+    #expect(stream.response.status == 200)
+    #expect(try await stream.collect() == Data("fresh".utf8))
+    #expect(await server.waitForEarlyDisconnect())
+  }
 }

@@ -159,4 +159,29 @@ import Testing
     let error = await #expect(throws: APIError.self) { try await reader.value }
     #expect(error?.kind == .cancelled)
   }
+
+  /// A transport that implements only `send`, as third-party ones written before streaming do.
+  struct BufferedOnly: Transport {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+      HTTPResponse(status: 200, body: Data("whole body".utf8))
+    }
+  }
+
+  @Test func aTransportWithOnlySendStreamsItsBodyAsOneChunk() async throws {
+    var chunks: [Data] = []
+    for try await chunk in try await client(BufferedOnly()).stream(Self.endpoint) {
+      chunks.append(chunk)
+    }
+    #expect(chunks == [Data("whole body".utf8)])
+    var endpoint = Self.endpoint
+    endpoint.maximumResponseSize = 4
+    let streamed = await #expect(throws: APIError.self) {
+      for try await _ in try await client(BufferedOnly()).stream(endpoint) {}
+    }
+    #expect(streamed?.urlError?.code == .dataLengthExceedsMaximum)
+    let buffered = await #expect(throws: APIError.self) {
+      try await client(BufferedOnly()).send(endpoint)
+    }
+    #expect(buffered?.urlError?.code == .dataLengthExceedsMaximum)
+  }
 }

@@ -28,6 +28,9 @@ struct Connection {
     if script.ending == .closeWithoutResponse {
       return true
     }
+    if let raw = script.raw {
+      return Socket.sendAll(fd, raw) || disconnected()
+    }
     let hasBody =
       request.method != "HEAD" && !(100..<200).contains(script.status)
       && ![204, 304].contains(script.status)

@@ -35,6 +35,9 @@ public struct ScriptedResponse: Sendable {
   public var delayMidBody: Duration
   /// How the exchange ends.
   public var ending: Ending
+  /// Bytes to send instead of a response built from the fields above, then close: a status line
+  /// that is not HTTP, a bad chunk size, a `1xx` before the answer.
+  public var raw: Data?
 
   /// Create a scripted response.
   /// - Parameters:
@@ -89,6 +92,15 @@ public struct ScriptedResponse: Sendable {
       events.map { Data($0.utf8) }, interval: interval,
       headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")],
       ending: ending)
+  }
+
+  /// Exactly these bytes, then an orderly close.
+  /// - Parameter text: What to send, as UTF-8.
+  /// - Returns: The response.
+  public static func raw(_ text: String) -> ScriptedResponse {
+    var response = ScriptedResponse()
+    response.raw = Data(text.utf8)
+    return response
   }
 
   /// A response with a text body.

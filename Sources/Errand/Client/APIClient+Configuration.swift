@@ -22,11 +22,20 @@ extension APIClient {
     /// The clock that timeouts run on; `ContinuousClock()` by default. Tests pass a `TestClock`
     /// so that a 60-second timeout fires the moment they advance it.
     public var clock: any Clock<Duration>
-    /// The longest response body to accept, in bytes, when an endpoint sets no limit of its own;
-    /// `nil` (the default) for none. A body that crosses it fails with
-    /// ``APIError/transport(_:)`` carrying `URLError(.dataLengthExceedsMaximum)` as soon as it is
-    /// crossed, whether the call collects the body or streams it.
+    /// The longest response body to accept, in bytes, when an endpoint sets no limit of its own.
+    /// A body that crosses it fails with ``APIError/transport(_:)`` carrying
+    /// `URLError(.dataLengthExceedsMaximum)` as soon as it is crossed, whether the call collects
+    /// the body or streams it.
+    ///
+    /// `nil` (the default) means ``defaultBufferedResponseLimit`` (100 MB) for calls that collect
+    /// the body in memory (`send`, `response(for:)`), so a hostile or broken server cannot exhaust
+    /// the app's memory, and no limit for streamed calls and downloads, whose bodies never sit in
+    /// memory whole.
     public var maximumResponseSize: Int?
+
+    /// The limit for calls that collect the body in memory when neither the endpoint nor the
+    /// configuration sets one: 100 MB.
+    public static let defaultBufferedResponseLimit = 100_000_000
 
     /// The `User-Agent` that Errand sends unless told otherwise, for example `Errand/0.1.0`.
     public static let defaultUserAgent = "Errand/\(errandVersion)"

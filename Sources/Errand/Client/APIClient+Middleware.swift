@@ -44,8 +44,13 @@ extension APIClient {
   /// ``HTTPResponse/bodyStream``.
   private nonisolated func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
     let streams = ExchangeMode.streams
+    var request = request
+    if !streams, request.maximumResponseSize == nil {
+      request.maximumResponseSize = APIClient.Configuration.defaultBufferedResponseLimit
+    }
     do {
-      return try await withDeadline(request.timeout, on: configuration.clock) { [transport] in
+      return try await withDeadline(request.timeout, on: configuration.clock) {
+        [transport, request] in
         if streams {
           return try await transport.stream(request)
         }

@@ -4,8 +4,11 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// What Errand does with a redirect: follow within the origin, strip secrets across origins, and
-/// refuse to go from HTTPS to plain HTTP.
+/// What Errand does with a redirect: follow `http` and `https` locations only, never carry
+/// userinfo from a `Location` into credentials, strip secrets across origins (unless the target
+/// host is trusted), refuse to go from HTTPS to plain HTTP, and have a `307`/`308` of a request
+/// with a body sent again, body included, within the origin or to a trusted host, and refused
+/// elsewhere.
 enum RedirectPolicy {
   /// The decision for one redirect.
   enum Decision: Equatable {
@@ -13,23 +16,73 @@ enum RedirectPolicy {
     case follow(URLRequest)
     /// Refuse: the redirect would downgrade from HTTPS to HTTP.
     case refuseDowngrade(from: URL, to: URL)
+    /// Refuse for another reason.
+    case refuse(RefusedRedirectError)
+    /// Send the request again, body included, to this URL (of the same origin, or a trusted
+    /// host): URLSession would repeat it without its body.
+    case resend(URL)
   }
 
   /// Decide what to do with a redirect from `source` (the URL that answered with a redirect) to
   /// `proposed`.
-  static func decide(from source: URL?, proposed: URLRequest) -> Decision {
-    guard let source, let target = proposed.url else { return .follow(proposed) }
+  /// - Parameters:
+  ///   - source: The URL that answered.
+  ///   - proposed: The request URLSession would send next.
+  ///   - location: The answer's `Location` header, as sent.
+  ///   - status: The answer's status.
+  ///   - hasBody: Whether the request being redirected has a body.
+  ///   - trustedHosts: Hosts that may receive credentials and bodies across origins.
+  /// - Returns: Follow (with which request), resend, or refuse.
+  static func decide(
+    from source: URL?, proposed: URLRequest, location: String? = nil, status: Int = 302,
+    hasBody: Bool = false, trustedHosts: Set<String> = []
+  ) -> Decision {
+    // URLSession on Linux repeats a 307/308 without the body even when the request it proposes
+    // still carries it; Errand sends such a request again itself, where the body may go.
+    let repeatsBody = [307, 308].contains(status) && hasBody
+    guard let source, var target = proposed.url else { return .follow(proposed) }
+    if let location, let scheme = URL(string: location, relativeTo: source)?.absoluteURL.scheme,
+      !["http", "https"].contains(scheme.lowercased())
+    {
+      return .refuse(
+        RefusedRedirectError(
+          from: source.redactedString,
+          location: URL(string: location).map { Redaction.default.redact($0) } ?? "(unreadable)",
+          reason: .unsupportedScheme))
+    }
     if source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http" {
       return .refuseDowngrade(from: source, to: target)
     }
-    guard !isSameOrigin(source, target) else { return .follow(proposed) }
-    // Every header the redaction engine hides (credentials, API keys, auth tokens) stays behind.
-    var stripped = proposed
-    for name in (proposed.allHTTPHeaderFields ?? [:]).keys
-    where Redaction.default.hidesHeader(name) {
-      stripped.setValue(nil, forHTTPHeaderField: name)
+    var next = proposed
+    if target.user != nil || target.password != nil,
+      var components = URLComponents(url: target, resolvingAgainstBaseURL: true)
+    {
+      // A user and password in a Location never become credentials.
+      components.user = nil
+      components.password = nil
+      if let stripped = components.url {
+        target = stripped
+        next.url = stripped
+      }
     }
-    return .follow(stripped)
+    let trusted = trustedHosts.contains(target.host?.lowercased() ?? "")
+    if repeatsBody && (trusted || isSameOrigin(source, target)) {
+      return .resend(target)
+    }
+    guard !isSameOrigin(source, target) else { return .follow(next) }
+    if repeatsBody {
+      return .refuse(
+        RefusedRedirectError(
+          from: source.redactedString, location: target.redactedString,
+          reason: .bodyWouldBeDropped))
+    }
+    guard !trusted else { return .follow(next) }
+    // Every header the redaction engine hides (credentials, API keys, auth tokens) stays behind.
+    for name in (next.allHTTPHeaderFields ?? [:]).keys
+    where Redaction.default.hidesHeader(name) {
+      next.setValue(nil, forHTTPHeaderField: name)
+    }
+    return .follow(next)
   }
 
   /// Whether two URLs share scheme, host and port (default ports made explicit).

@@ -27,7 +27,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   }
 
   private let exchanges = Locked<[Int: Exchange]>([:])
-  private let refused = Locked<[Int: InsecureRedirectError]>([:])
+  private let refused = Locked<[Int: any Error & Sendable]>([:])
+  /// Hosts that may receive credentials when a redirect leads to them from another origin.
+  private let trustedRedirectHosts: Set<String>
+
+  init(trustedRedirectHosts: Set<String> = []) {
+    self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
+  }
 
   /// Start a task's exchange; `continuation` is resumed with the whole response, or with its head
   /// when `streams` is set.
@@ -78,12 +84,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
   }
 
-  /// Stop a task that must not go on, without making the caller wait: `cancel()` can block for
-  /// seconds on Linux while the session's queue is busy.
-  private static func stop(_ task: URLSessionTask) {
-    DispatchQueue.global().async { task.cancel() }
-  }
-
   func urlSession(
     _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
@@ -103,6 +103,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       completionHandler(.allow)
       return
     }
+    if let length = http.value(forHTTPHeaderField: "Content-Length"),
+      Set(length.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }).count > 1
+    {
+      // Two lengths for one body: which one ends it is a guess, and a wrong guess lets one
+      // response smuggle another.
+      finish(id) { _ in .failure(URLError(.badServerResponse)) }
+      completionHandler(.cancel)
+      return
+    }
     let head: CheckedContinuation<HTTPResponse, any Error>? = exchanges.withLock { exchanges in
       guard var exchange = exchanges[id], exchange.streams,
         let continuation = exchange.continuation
@@ -113,7 +122,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
     if let head {
       let (body, writer) = HTTPBody.makeStream(expectedLength: expected) {
-        SessionDelegate.stop(dataTask)
+        URLSessionTransport.stop(dataTask)
       }
       exchanges.withLock { $0[id]?.writer = writer }
       var streamed = HTTPResponse(http, body: Data())
@@ -149,7 +158,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       writer.write(data)
     case .tooLong:
       finish(id) { _ in .failure(URLError(.dataLengthExceedsMaximum)) }
-      SessionDelegate.stop(dataTask)
+      URLSessionTransport.stop(dataTask)
     case .collected, nil:
       break
     }
@@ -178,12 +187,25 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     willPerformHTTPRedirection response: HTTPURLResponse,
     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
   ) {
-    switch RedirectPolicy.decide(from: response.url ?? task.currentRequest?.url, proposed: request)
-    {
+    let original = task.originalRequest
+    let hasBody =
+      task is URLSessionUploadTask || original?.httpBodyStream != nil
+      || !(original?.httpBody?.isEmpty ?? true)
+    let decision = RedirectPolicy.decide(
+      from: response.url ?? task.currentRequest?.url, proposed: request,
+      location: response.value(forHTTPHeaderField: "Location"), status: response.statusCode,
+      hasBody: hasBody, trustedHosts: trustedRedirectHosts)
+    switch decision {
     case .follow(let next):
       completionHandler(next)
     case .refuseDowngrade(let from, let to):
       refused.withLock { $0[task.taskIdentifier] = InsecureRedirectError(from: from, to: to) }
+      completionHandler(nil)
+    case .refuse(let error):
+      refused.withLock { $0[task.taskIdentifier] = error }
+      completionHandler(nil)
+    case .resend(let location):
+      refused.withLock { $0[task.taskIdentifier] = SameOriginResend(location: location) }
       completionHandler(nil)
     }
   }
@@ -204,4 +226,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     #endif
     completionHandler(.performDefaultHandling, nil)
   }
+}
+
+/// A `307`/`308` within the origin that URLSession would repeat without the request's body:
+/// ``URLSessionTransport`` sends the request again itself, body included.
+struct SameOriginResend: Error {
+  let location: URL
 }

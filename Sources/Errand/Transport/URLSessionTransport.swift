@@ -13,9 +13,17 @@ import Foundation
 /// Created from a configuration (the default is ``defaultConfiguration()``), it owns its session
 /// and a session-level delegate that follows same-origin redirects, strips `Authorization`,
 /// `Proxy-Authorization`, `Cookie` and every header `Redaction.default` hides (API keys, auth
-/// tokens) before following a redirect to another scheme, host or port,
-/// refuses a redirect from HTTPS to HTTP with ``InsecureRedirectError``, and returns a `401` as a
-/// response (on Linux, URLSession would otherwise wait forever for a credential).
+/// tokens) before following a redirect to another scheme, host or port (unless the host is one of
+/// the `trustedRedirectHosts`), never turns a user and password in a `Location` into
+/// credentials, refuses a redirect from HTTPS to HTTP with ``InsecureRedirectError`` and a
+/// `Location` that is not `http` or `https` with ``RefusedRedirectError``, sends a request with a
+/// body again itself after a `307`/`308` within its origin or to a trusted host (URLSession on
+/// Linux would repeat it without the body) and refuses one to any other origin, rejects a
+/// response with conflicting `Content-Length` headers, and returns a `401` as a response (on
+/// Linux, URLSession would otherwise wait forever for a credential).
+///
+/// On Linux, a `3xx` answer without a `Location` reaches Errand without its body: URLSession
+/// keeps the body of redirect statuses to itself.
 ///
 /// Created from your own `URLSession`, the session's own delegate decides redirects and
 /// challenges; on Linux prefer ``init(configuration:)``.
@@ -25,9 +33,16 @@ public final class URLSessionTransport: Transport {
   private let delegate: SessionDelegate?
 
   /// Create a transport with its own session.
-  /// - Parameter configuration: The session configuration; ``defaultConfiguration()`` by default.
-  public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
-    let delegate = SessionDelegate()
+  /// - Parameters:
+  ///   - configuration: The session configuration; ``defaultConfiguration()`` by default.
+  ///   - trustedRedirectHosts: Hosts that may receive the request's credentials, secret headers
+  ///     and (after a `307`/`308`) body when a redirect from another origin leads to them (a CDN
+  ///     of your own, say); none by default. Matched exactly, ignoring case.
+  public init(
+    configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+    trustedRedirectHosts: Set<String> = []
+  ) {
+    let delegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
     self.delegate = delegate
     self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
   }
@@ -92,6 +107,23 @@ public final class URLSessionTransport: Transport {
   }
 
   private func start(_ request: HTTPRequest, streams: Bool) async throws -> HTTPResponse {
+    var request = request
+    for _ in 0..<Self.maximumResends {
+      do {
+        return try await attempt(request, streams: streams)
+      } catch let resend as SameOriginResend {
+        request.url = resend.location
+      }
+    }
+    return try await attempt(request, streams: streams)
+  }
+
+  /// How many times a request is sent again, with its body, after `307`/`308` redirects within
+  /// its origin (URLSession on Linux would repeat it without its body): as many as the redirects
+  /// URLSession follows in one task.
+  private static let maximumResends = 16
+
+  private func attempt(_ request: HTTPRequest, streams: Bool) async throws -> HTTPResponse {
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {
       // At least a second (Linux reads whole seconds), at most about 68 years (curl's limit).
@@ -135,7 +167,7 @@ public final class URLSessionTransport: Transport {
         }
         task.resume()
         if cancelled {
-          task.cancel()
+          URLSessionTransport.stop(task)
         }
       }
     } onCancel: {
@@ -143,7 +175,12 @@ public final class URLSessionTransport: Transport {
         state.cancelled = true
         return state.task
       }
-      task?.cancel()
+      // Off the caller's thread: on Linux `cancel()` waits for the session's internal queue,
+      // which another response can keep busy for seconds, and this may run on the queue that
+      // fires every deadline in the process.
+      if let task {
+        URLSessionTransport.stop(task)
+      }
     }
     if let limit, response.body.count > limit {
       throw URLError(.dataLengthExceedsMaximum)
@@ -157,17 +194,35 @@ public final class URLSessionTransport: Transport {
 }
 
 extension URLSessionTransport {
+  /// Cancel a task without making anyone wait: `URLSessionTask.cancel()` can block its caller for
+  /// seconds on Linux while the session's internal queue is busy.
+  static func stop(_ task: URLSessionTask) {
+    DispatchQueue.global().async { task.cancel() }
+  }
+
   /// URLSession on Linux reports a body cut short as `URLError(.unknown)` with curl's message
-  /// ("transfer closed with N bytes remaining to read"); call it what it is, a lost connection,
-  /// keeping the original as the underlying error.
+  /// ("transfer closed with N bytes remaining to read"): call it what it is, a lost connection.
+  /// An answer that is not HTTP (garbage, an invalid status line) comes back as
+  /// `.unsupportedURL` for an `http` or `https` URL: call it a bad server response. The original
+  /// stays as the underlying error.
   static func clarify(_ error: any Error) -> any Error {
-    guard let urlError = error as? URLError, urlError.code == .unknown,
-      let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
-      message.contains("transfer closed") || message.contains("remaining to read")
-    else { return error }
+    guard let urlError = error as? URLError else { return error }
     var info = urlError.userInfo
     info[NSUnderlyingErrorKey] = urlError
-    return URLError(.networkConnectionLost, userInfo: info)
+    switch urlError.code {
+    case .unknown:
+      guard let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
+        message.contains("transfer closed") || message.contains("remaining to read")
+      else { return error }
+      return URLError(.networkConnectionLost, userInfo: info)
+    case .unsupportedURL:
+      guard let scheme = urlError.failingURL?.scheme?.lowercased(),
+        ["http", "https"].contains(scheme)
+      else { return error }
+      return URLError(.badServerResponse, userInfo: info)
+    default:
+      return error
+    }
   }
 }
 

@@ -1,0 +1,46 @@
+import Foundation
+
+/// A redirect that ``URLSessionTransport`` refused to follow because following it would do
+/// something the caller did not ask for. (A redirect from HTTPS to plain HTTP is an
+/// ``InsecureRedirectError``.)
+public struct RefusedRedirectError: Error, LocalizedError, Hashable {
+  /// Why a redirect was refused.
+  public enum Reason: Sendable, Hashable {
+    /// The `Location` is not an `http` or `https` URL (`file:`, `data:`, `javascript:`, ...),
+    /// which URLSession would otherwise turn into a path on the same server.
+    case unsupportedScheme
+    /// A `307` or `308` asked to repeat a request that has a body at another origin that is not
+    /// a trusted host (URLSession would send it there without its body).
+    case bodyWouldBeDropped
+  }
+
+  /// The URL that answered with the redirect, secrets hidden.
+  public var from: String
+  /// The `Location` it pointed to, secrets hidden.
+  public var location: String
+  /// Why it was refused.
+  public var reason: Reason
+
+  /// Create the error.
+  /// - Parameters:
+  ///   - from: The URL that answered with the redirect.
+  ///   - location: Where it pointed.
+  ///   - reason: Why it was refused.
+  public init(from: String, location: String, reason: Reason) {
+    self.from = from
+    self.location = location
+    self.reason = reason
+  }
+
+  /// What was refused and why, in one sentence.
+  public var errorDescription: String? {
+    switch reason {
+    case .unsupportedScheme:
+      return "refused to follow a redirect from \(from) to \(location): only http and https "
+        + "redirects are followed"
+    case .bodyWouldBeDropped:
+      return "refused to follow a redirect from \(from) to \(location): the request's body would "
+        + "not be sent again to another origin"
+    }
+  }
+}

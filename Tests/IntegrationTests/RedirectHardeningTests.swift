@@ -1,0 +1,128 @@
+import Errand
+import ErrandTesting
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+
+/// Redirects that would do what the caller did not ask for are refused or defused.
+@Suite struct RedirectHardeningTests {
+  @Test(arguments: ["file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "ftp://x/y"])
+  func onlyHTTPLocationsAreFollowed(location: String) async throws {
+    let server = try LoopbackServer { request in
+      request.path == "/start"
+        ? ScriptedResponse(status: 302, headers: [("Location", location)]) : .text("LEAK")
+    }
+    defer { server.stop() }
+    let error = await #expect(throws: APIError.self) {
+      _ = try await liveClient(server.baseURL).send(Endpoint<String>(path: "start"))
+    }
+    let refused = try #require(error?.underlyingError as? RefusedRedirectError)
+    #expect(refused.reason == .unsupportedScheme)
+    #expect(server.requests.map(\.path) == ["/start"])
+    #expect(error?.localizedDescription.hasPrefix("The request stopped at a redirect") == true)
+  }
+
+  @Test func aUserAndPasswordInALocationNeverBecomeCredentials() async throws {
+    let other = try LoopbackServer { _ in .text("elsewhere") }
+    defer { other.stop() }
+    let port = try #require(other.baseURL.port)
+    let server = try LoopbackServer { _ in
+      ScriptedResponse(status: 302, headers: [("Location", "http://user:pw@127.0.0.1:\(port)/in")])
+    }
+    defer { server.stop() }
+    #expect(
+      try await liveClient(server.baseURL).send(Endpoint<String>(path: "start")) == "elsewhere")
+    let received = try #require(other.requests.first)
+    #expect(received.path == "/in")
+    #expect(received.headers["authorization"] == nil)
+  }
+
+  @Test(arguments: [307, 308])
+  func aBodyIsNeverDroppedSilentlyAtAnotherOrigin(status: Int) async throws {
+    let other = try LoopbackServer { _ in .text("elsewhere") }
+    defer { other.stop() }
+    let server = try LoopbackServer { _ in .redirect(to: other.url("/posted"), status: status) }
+    defer { server.stop() }
+    let error = await #expect(throws: APIError.self) {
+      _ = try await liveClient(server.baseURL).send(
+        Endpoint<String>(method: .post, path: "start", body: .data(Data("payload".utf8))))
+    }
+    let refused = try #require(error?.underlyingError as? RefusedRedirectError)
+    #expect(refused.reason == .bodyWouldBeDropped)
+    #expect(other.requests.isEmpty)
+  }
+
+  @Test(arguments: [307, 308])
+  func withinTheOriginTheBodyIsResent(status: Int) async throws {
+    let server = try LoopbackServer { request in
+      request.path == "/start"
+        ? .redirect(to: URL(string: "/end", relativeTo: nil)!, status: status) : .text("kept")
+    }
+    defer { server.stop() }
+    let answer = try await liveClient(server.baseURL).send(
+      Endpoint<String>(method: .post, path: "start", body: .data(Data("payload".utf8))))
+    #expect(answer == "kept")
+    #expect(server.requests.last?.body == Data("payload".utf8))
+  }
+
+  @Test func aTrustedHostReceivesCredentialsAcrossOrigins() async throws {
+    let other = try LoopbackServer { _ in .text("cdn") }
+    defer { other.stop() }
+    // Same host, another port: another origin, but a trusted host.
+    let server = try LoopbackServer { _ in .redirect(to: other.url("/asset")) }
+    defer { server.stop() }
+    let transport = URLSessionTransport(
+      configuration: URLSessionTransport.defaultConfiguration(), trustedRedirectHosts: ["127.0.0.1"]
+    )
+    let client = APIClient(baseURL: server.baseURL, transport: transport)
+    _ = try await client.send(
+      Endpoint<String>(path: "start", headers: ["Authorization": "Bearer s3cret"]))
+    #expect(other.requests.first?.headers["authorization"] == "Bearer s3cret")
+  }
+
+  @Test func aTrustedHostReceivesTheBodyAfterA307() async throws {
+    let other = try LoopbackServer { _ in .text("stored") }
+    defer { other.stop() }
+    let server = try LoopbackServer { _ in .redirect(to: other.url("/upload"), status: 307) }
+    defer { server.stop() }
+    let transport = URLSessionTransport(
+      configuration: URLSessionTransport.defaultConfiguration(), trustedRedirectHosts: ["127.0.0.1"]
+    )
+    let client = APIClient(baseURL: server.baseURL, transport: transport)
+    let answer = try await client.send(
+      Endpoint<String>(method: .put, path: "start", body: .data(Data("payload".utf8))))
+    #expect(answer == "stored")
+    #expect(other.requests.first?.method == "PUT")
+    #expect(other.requests.first?.body == Data("payload".utf8))
+  }
+}
+
+/// Answers that are not HTTP, or that disagree with themselves, are bad server responses.
+@Suite struct MalformedResponseTests {
+  @Test(arguments: [
+    "GARBAGE\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\nConnection: close\r\n\r\nhello!",
+  ])
+  func isABadServerResponse(raw: String) async throws {
+    let server = try LoopbackServer { _ in .raw(raw) }
+    defer { server.stop() }
+    let error = await #expect(throws: APIError.self) {
+      _ = try await liveClient(server.baseURL).send(Endpoint<Data>(path: "x", decoding: .data))
+    }
+    #expect(error?.kind == .transport)
+    #expect(error?.urlError?.code == .badServerResponse)
+  }
+
+  @Test func bufferedCallsGetADefaultSizeLimitAndStreamsDoNot() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/x", .status(200))
+    _ = try await client(stub).send(Endpoint<Data>(path: "x", decoding: .data))
+    for try await _ in try await client(stub).stream(Endpoint<Data>(path: "x", decoding: .data)) {}
+    #expect(
+      await stub.requests.map(\.maximumResponseSize) == [
+        APIClient.Configuration.defaultBufferedResponseLimit, nil,
+      ])
+    #expect(APIClient.Configuration.defaultBufferedResponseLimit == 100_000_000)
+  }
+}

@@ -37,7 +37,10 @@ public enum APIError: Error, LocalizedError {
       let subject = Self.subject(of: response).map { " \($0) with" }.orEmpty
       return
         "The server answered\(subject) \(Self.status(response))\(Self.attempts(response.attempts))."
-        + Self.bodyPreview(response.body).map { " Body: \($0)" }.orEmpty
+        + Self.bodyPreview(
+          Redaction.default.redact(
+            body: response.body, contentType: response.headers["Content-Type"])
+        ).map { " Body: \($0)" }.orEmpty
     case .decoding(let underlying, let response):
       let subject = Self.subject(of: response).map { " to \($0)" }.orEmpty
       return "The body of the \(Self.status(response)) answer\(subject) could not be decoded: "

@@ -62,16 +62,27 @@ public struct Redaction: Sendable, Hashable {
     return HTTPHeaders.sensitiveNames.contains(name) || headers.contains(name)
   }
 
-  /// The headers with sensitive values hidden.
+  /// The headers with sensitive values hidden, and the secrets of URLs in `Location`,
+  /// `Content-Location` and `Referer` values.
   /// - Parameter headers: The headers.
   /// - Returns: The same names in the same order, secrets replaced.
   public func redact(_ headers: HTTPHeaders) -> HTTPHeaders {
     HTTPHeaders(
       headers.fields.map { field in
-        hidesHeader(field.name)
-          ? HTTPHeaders.Field(name: field.name, value: HTTPHeaders.redactedValue) : field
+        if hidesHeader(field.name) {
+          return HTTPHeaders.Field(name: field.name, value: HTTPHeaders.redactedValue)
+        }
+        if Self.urlHeaders.contains(field.name.lowercased()), let url = URL(string: field.value),
+          url.scheme != nil
+        {
+          return HTTPHeaders.Field(name: field.name, value: redact(url))
+        }
+        return field
       })
   }
+
+  /// Headers whose value is a URL, which can carry a secret query value or a password.
+  private static let urlHeaders: Set<String> = ["location", "content-location", "referer"]
 
   /// A request with sensitive headers, query values and body fields hidden.
   /// - Parameter request: The request.
@@ -84,13 +95,17 @@ public struct Redaction: Sendable, Hashable {
     return copy
   }
 
-  /// A response with sensitive headers and body fields hidden, and its URL's secrets too.
+  /// A response with sensitive headers and body fields hidden, and its URL's secrets too; a
+  /// `Content-Length` follows the redacted body's length.
   /// - Parameter response: The response.
   /// - Returns: The redacted response.
   public func redact(_ response: HTTPResponse) -> HTTPResponse {
     var copy = response
     copy.headers = redact(response.headers)
     copy.body = redact(body: response.body, contentType: response.headers["Content-Type"])
+    if copy.body.count != response.body.count, copy.headers["Content-Length"] != nil {
+      copy.headers["Content-Length"] = String(copy.body.count)
+    }
     copy.url = response.url.map(redactedURL)
     return copy
   }

@@ -241,8 +241,25 @@ public actor CassetteTransport: Transport {
   private func record(_ exchange: Cassette.Exchange) throws(CassetteError) {
     var updated = cassette ?? Cassette()
     let contentType = exchange.response.headers["Content-Type"]
-    let response = redaction.redact(exchange.response)
-    var chunks = exchange.chunks?.map { redaction.redact(body: $0, contentType: contentType) }
+    // A server may echo what the request carried (an Authorization header in a JSON echo, a token
+    // in a Location): every secret value of the request is hidden wherever it appears.
+    let secrets = redaction.secretValues(in: exchange.request)
+    var echoed = exchange.response
+    echoed.body = Redaction.scrub(secrets, from: echoed.body)
+    echoed.headers = HTTPHeaders(
+      echoed.headers.fields.map { field in
+        HTTPHeaders.Field(
+          name: field.name,
+          value: String(
+            decoding: Redaction.scrub(secrets, from: Data(field.value.utf8)), as: UTF8.self))
+      })
+    if echoed.body.count != exchange.response.body.count, echoed.headers["Content-Length"] != nil {
+      echoed.headers["Content-Length"] = String(echoed.body.count)
+    }
+    let response = redaction.redact(echoed)
+    var chunks = exchange.chunks?.map {
+      redaction.redact(body: Redaction.scrub(secrets, from: $0), contentType: contentType)
+    }
     if let redacted = chunks, redacted.reduce(Data(), +) != response.body {
       // A secret that spans chunks is hidden only in the whole body: keep that instead.
       chunks = [response.body]

@@ -1,0 +1,42 @@
+import Foundation
+
+extension HTTPRequest: CustomReflectable {
+  /// What `dump(_:)` and debuggers show: every field, with secrets hidden by
+  /// ``Redaction/default``.
+  public var customMirror: Mirror {
+    let shown = Redaction.default.redact(self)
+    return Mirror(
+      self,
+      children: [
+        "method": method.rawValue, "url": url.redactedString, "headers": shown.headers,
+        "body": Redaction.preview(shown.body), "bodyFile": bodyFile?.path as Any,
+        "timeout": timeout as Any, "maximumResponseSize": maximumResponseSize as Any,
+      ], displayStyle: .struct)
+  }
+}
+
+extension HTTPResponse: CustomReflectable {
+  /// What `dump(_:)` and debuggers show: every field, with secrets hidden by
+  /// ``Redaction/default``.
+  public var customMirror: Mirror {
+    let shown = Redaction.default.redact(self)
+    return Mirror(
+      self,
+      children: [
+        "status": status, "headers": shown.headers, "body": Redaction.preview(shown.body),
+        "url": url?.redactedString as Any, "request": request as Any, "attempts": attempts,
+        "streamed": bodyStream != nil,
+      ], displayStyle: .struct)
+  }
+}
+
+extension Redaction {
+  /// A body for a debugger: its size, and its text when it is UTF-8 (first 1,000 bytes).
+  static func preview(_ body: Data?) -> String {
+    guard let body, !body.isEmpty else { return "empty" }
+    guard let text = String(data: body.prefix(1_000), encoding: .utf8) else {
+      return "\(body.count) bytes"
+    }
+    return "\(body.count) bytes: \(text)\(body.count > 1_000 ? "…" : "")"
+  }
+}

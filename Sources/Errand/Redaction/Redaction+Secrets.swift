@@ -1,0 +1,81 @@
+import Foundation
+
+extension Redaction {
+  /// The secret values a request carries, as they would appear if a server echoed them: the
+  /// values of hidden headers (and the credential after an `Authorization` scheme such as
+  /// `Bearer`), of hidden query items, the URL's password, and of hidden JSON or form body fields.
+  /// Values shorter than four characters are left out: hiding every `1` would hide too much.
+  /// - Parameter request: The request.
+  /// - Returns: The values, longest first.
+  package func secretValues(in request: HTTPRequest) -> [String] {
+    var values: Set<String> = []
+    for field in request.headers where hidesHeader(field.name) {
+      values.insert(field.value)
+      if let space = field.value.firstIndex(of: " ") {
+        values.insert(String(field.value[field.value.index(after: space)...]))
+      }
+    }
+    let components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
+    for item in components?.queryItems ?? [] where queryParameters.contains(item.name.lowercased())
+    {
+      if let value = item.value { values.insert(value) }
+    }
+    if let password = components?.password { values.insert(password) }
+    if let body = request.body {
+      if let json = try? JSONValue.parse(body) {
+        collect(from: json, into: &values)
+      } else if let text = String(data: body, encoding: .utf8) {
+        for pair in text.split(separator: "&") {
+          let parts = pair.split(separator: "=", maxSplits: 1).map {
+            String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+              ?? String($0)
+          }
+          if parts.count == 2, bodyFields.contains(parts[0].lowercased()) {
+            values.insert(parts[1])
+          }
+        }
+      }
+    }
+    return values.filter { $0.count >= 4 && $0 != HTTPHeaders.redactedValue }
+      .sorted { $0.count > $1.count }
+  }
+
+  /// `data` with every occurrence of each value replaced by `<redacted>`.
+  /// - Parameters:
+  ///   - values: The secret values, longest first.
+  ///   - data: The bytes to scrub.
+  /// - Returns: The scrubbed bytes.
+  package static func scrub(_ values: [String], from data: Data) -> Data {
+    var scrubbed = data
+    let marker = Data(HTTPHeaders.redactedValue.utf8)
+    for value in values {
+      let needle = Data(value.utf8)
+      var searchStart = scrubbed.startIndex
+      while let found = scrubbed.range(of: needle, in: searchStart..<scrubbed.endIndex) {
+        scrubbed.replaceSubrange(found, with: marker)
+        searchStart = found.lowerBound + marker.count
+      }
+    }
+    return scrubbed
+  }
+
+  private func collect(from json: JSONValue, into values: inout Set<String>) {
+    var pending = [json]
+    while let value = pending.popLast() {
+      switch value {
+      case .array(let items):
+        pending += items
+      case .object(let members):
+        for member in members {
+          if bodyFields.contains(member.key.lowercased()), case .string(let secret) = member.value {
+            values.insert(secret)
+          } else {
+            pending.append(member.value)
+          }
+        }
+      default:
+        break
+      }
+    }
+  }
+}

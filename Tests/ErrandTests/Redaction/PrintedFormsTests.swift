@@ -1,0 +1,80 @@
+import Errand
+import ErrandTesting
+import Foundation
+import TestSupport
+import Testing
+
+/// Every way a request, a response or an error can be printed keeps the secrets hidden.
+@Suite struct PrintedFormsTests {
+  static let secrets = [
+    "s3cret-token", "s3cret-key", "s3cret-query", "s3cret-password", "pa55word",
+  ]
+
+  static let request = HTTPRequest(
+    method: .post,
+    url: URL(string: "https://ann:pa55word@api.example.com/v1/login?api_key=s3cret-query&page=2")!,
+    headers: [
+      "Authorization": "Bearer s3cret-token", "X-API-Key": "s3cret-key",
+      "Content-Type": "application/json",
+    ],
+    body: Data(#"{"user":"ann","password":"s3cret-password"}"#.utf8))
+
+  static var response: HTTPResponse {
+    HTTPResponse(
+      status: 302,
+      headers: [
+        "Location": "https://api.example.com/next?token=s3cret-token",
+        "Content-Type": "application/json",
+      ],
+      body: Data(#"{"password":"s3cret-password"}"#.utf8), url: request.url, request: request)
+  }
+
+  static func dumped(_ value: Any) -> String {
+    var text = ""
+    dump(value, to: &text)
+    return text
+  }
+
+  static let printers: [(String, @Sendable () -> String)] = [
+    ("dump(request)", { dumped(request) }),
+    ("dump(response)", { dumped(response) }),
+    ("String(reflecting: request)", { String(reflecting: request) }),
+    ("String(reflecting: response)", { String(reflecting: response) }),
+    ("dump(unacceptableStatus)", { dumped(APIError.unacceptableStatus(response)) }),
+    (
+      "String(describing: unacceptableStatus)",
+      {
+        String(describing: APIError.unacceptableStatus(response))
+      }
+    ),
+    ("localizedDescription", { APIError.unacceptableStatus(response).localizedDescription }),
+    (
+      "dump(Response)",
+      {
+        dumped(Response(value: 1, response: response, request: request))
+      }
+    ),
+  ]
+
+  @Test(arguments: printers.map(\.0))
+  func noSecretIsPrinted(printer: String) throws {
+    let print = try #require(Self.printers.first { $0.0 == printer }?.1)
+    let text = print()
+    for secret in Self.secrets {
+      #expect(!text.contains(secret), "\(printer) printed \(secret):\n\(text)")
+    }
+    if printer.hasPrefix("dump") {
+      #expect(text.contains("<redacted>"), "\(printer): \(text)")
+    }
+  }
+
+  @Test func aRedactedBodyKeepsContentLengthTrue() {
+    var response = HTTPResponse(
+      status: 200, headers: ["Content-Type": "application/json", "Content-Length": "27"],
+      body: Data(#"{"password":"long-secret"}"#.utf8))
+    response.headers["Content-Length"] = String(response.body.count)
+    let redacted = Redaction.default.redact(response)
+    #expect(redacted.headers["Content-Length"] == String(redacted.body.count))
+    #expect(redacted.body != response.body)
+  }
+}

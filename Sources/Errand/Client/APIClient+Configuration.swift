@@ -12,6 +12,11 @@ extension APIClient {
     public var decoder: JSONDecoder
     /// The longest an exchange may take when its endpoint sets no timeout; `nil` leaves it to
     /// the transport.
+    ///
+    /// With `nil`, Errand sets no deadline at all: a server that sends a byte now and then keeps a
+    /// call open for ever. `URLSessionTransport` still gives up when no byte arrives for the
+    /// session configuration's `timeoutIntervalForRequest` (60 s by default), but nothing bounds
+    /// the whole exchange. In a streamed call the timeout bounds each wait for the next chunk.
     public var timeout: Duration?
     /// The status codes that count as success.
     public var acceptableStatusCodes: Range<Int>

@@ -44,6 +44,7 @@ public struct RetryMiddleware: Middleware {
     _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
   ) async throws -> HTTPResponse {
     let idempotent = RequestContext.current?.isIdempotent ?? request.method.isIdempotent
+    let waited = Stopwatch(clock)
     var attempt = 1
     while true {
       let wait: Duration
@@ -54,14 +55,23 @@ public struct RetryMiddleware: Middleware {
           policy.retryableStatuses.contains(response.status)
         else { return response }
         wait = delay(beforeRetry: attempt, response: response)
+        guard withinBudget(waited.elapsed + wait) else { return response }
       } catch let error where idempotent && attempt < policy.maxAttempts && isRetryable(error) {
         wait = delay(beforeRetry: attempt, response: nil)
+        guard withinBudget(waited.elapsed + wait) else {
+          throw Self.noting(attempts: attempt, on: error)
+        }
       } catch {
         throw Self.noting(attempts: attempt, on: error)
       }
       try await clock.sleep(for: wait)
       attempt += 1
     }
+  }
+
+  /// Whether a retry whose wait ends `elapsed` after the call began stays within the budget.
+  private func withinBudget(_ elapsed: Duration) -> Bool {
+    policy.budget.map { elapsed <= $0 } ?? true
   }
 
   /// The wait before the next attempt: `Retry-After` when the response has one, else backoff.

@@ -31,6 +31,10 @@ public struct RetryPolicy: Sendable {
   public var retriesTimeouts: Bool
   /// The longest wait that a `Retry-After` header can ask for; longer requests wait this long.
   public var maxRetryAfter: Duration
+  /// The most time the retries of one call may add by waiting, whatever the server asks for: a
+  /// retry whose wait would end past it is not made, and the last answer or error is returned.
+  /// One minute by default; `nil` for no budget.
+  public var budget: Duration?
 
   /// The statuses retried by default: 408, 429, 500, 502, 503 and 504.
   public static let defaultRetryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
@@ -57,7 +61,8 @@ public struct RetryPolicy: Sendable {
     maxDelay: Duration = .seconds(30),
     jitter: Jitter = .full, retryableStatuses: Set<Int> = RetryPolicy.defaultRetryableStatuses,
     retryableErrors: Set<URLError.Code> = RetryPolicy.defaultRetryableErrors,
-    retriesTimeouts: Bool = true, maxRetryAfter: Duration = .seconds(60)
+    retriesTimeouts: Bool = true, maxRetryAfter: Duration = .seconds(60),
+    budget: Duration? = .seconds(60)
   ) {
     self.maxAttempts = max(1, maxAttempts)
     self.baseDelay = baseDelay
@@ -67,6 +72,7 @@ public struct RetryPolicy: Sendable {
     self.retryableErrors = retryableErrors
     self.retriesTimeouts = retriesTimeouts
     self.maxRetryAfter = maxRetryAfter
+    self.budget = budget
   }
 
   /// The backoff before retry number `retry` (1 for the first retry), before jitter.

@@ -142,9 +142,32 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
     await stub.on(.any, .sequence([.status(503, headers: ["Retry-After": header]), .status(200)]))
     let clock = ImmediateClock()
     let policy = RetryPolicy(
-      maxAttempts: 2, baseDelay: .seconds(1), jitter: .none, maxRetryAfter: cap)
+      maxAttempts: 2, baseDelay: .seconds(1), jitter: .none, maxRetryAfter: cap, budget: nil)
     try await client(stub, policy: policy, clock: clock, now: now).send(
       Endpoint<Void>(path: "dogs"))
+    #expect(clock.now == TestClock.Instant(offset: waited))
+  }
+
+  /// The server cannot make a call wait longer than its budget, however it sets `Retry-After`.
+  @Test(arguments: [
+    (Duration?.some(.seconds(60)), 2, Duration.seconds(50), 503),
+    (.some(.seconds(100)), 3, .seconds(100), 200),
+    (nil, 3, .seconds(100), 200),
+  ])
+  func retriesStayWithinTheBudget(
+    budget: Duration?, attempts: Int, waited: Duration, status: Int
+  ) async throws {
+    let stub = StubTransport()
+    let busy = StubResponse.status(503, headers: ["Retry-After": "50"])
+    await stub.on(.any, .sequence([busy, busy, .status(200)]))
+    let clock = ImmediateClock()
+    let policy = RetryPolicy(
+      maxAttempts: 3, jitter: .none, maxRetryAfter: .seconds(60), budget: budget)
+    let client = client(stub, policy: policy, clock: clock)
+    let endpoint = Endpoint<Data>(path: "dogs", decoding: .data, acceptableStatusCodes: 200..<600)
+    let response = try await client.response(for: endpoint).response
+    #expect(response.status == status)
+    #expect(response.attempts == attempts)
     #expect(clock.now == TestClock.Instant(offset: waited))
   }
 
@@ -205,7 +228,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
   @Test func fullJitterOverAHugeBackoffSaturates() async throws {
     let clock = ImmediateClock()
     let policy = RetryPolicy(
-      maxAttempts: 2, baseDelay: .seconds(Int64.max), maxDelay: .seconds(Int64.max))
+      maxAttempts: 2, baseDelay: .seconds(Int64.max), maxDelay: .seconds(Int64.max), budget: nil)
     let stub = StubTransport { _ in .status(503) }
     let response = try await client(stub, policy: policy, clock: clock)
       .response(for: Endpoint<Data>(path: "d").accepting(200..<600)).response

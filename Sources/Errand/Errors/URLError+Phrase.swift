@@ -18,6 +18,7 @@ extension URLError {
     case .badURL, .unsupportedURL: "the URL is not one URLSession can load"
     case .cancelled: "the request was cancelled"
     case .dataLengthExceedsMaximum: "the response is larger than allowed"
+    case .cannotDecodeContentData: "the body could not be decoded as its Content-Encoding says"
     case .resourceUnavailable: "the resource is unavailable"
     default: localizedDescription
     }

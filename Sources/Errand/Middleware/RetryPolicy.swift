@@ -56,6 +56,7 @@ public struct RetryPolicy: Sendable {
   ///   - retryableErrors: The network failures worth another attempt.
   ///   - retriesTimeouts: Whether a request that ran out of time is tried again.
   ///   - maxRetryAfter: The longest wait a `Retry-After` header can ask for.
+  ///   - budget: The most the retries of one call may add by waiting; `nil` for no budget.
   public init(
     maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(500),
     maxDelay: Duration = .seconds(30),

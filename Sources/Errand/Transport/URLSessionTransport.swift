@@ -200,8 +200,11 @@ extension URLSessionTransport {
     DispatchQueue.global().async { task.cancel() }
   }
 
-  /// URLSession on Linux reports a body cut short as `URLError(.unknown)` with curl's message
-  /// ("transfer closed with N bytes remaining to read"): call it what it is, a lost connection.
+  /// URLSession on Linux reports several failures as `URLError(.unknown)` with curl's message:
+  /// call them what they are. A body cut short ("transfer closed with N bytes remaining to read")
+  /// is a lost connection; a body that does not decode as its `Content-Encoding` says
+  /// ("content unencoding") is `.cannotDecodeContentData`; broken chunked framing is a bad server
+  /// response.
   /// An answer that is not HTTP (garbage, an invalid status line) comes back as
   /// `.unsupportedURL` for an `http` or `https` URL: call it a bad server response. The original
   /// stays as the underlying error.
@@ -211,10 +214,19 @@ extension URLSessionTransport {
     info[NSUnderlyingErrorKey] = urlError
     switch urlError.code {
     case .unknown:
-      guard let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
-        message.contains("transfer closed") || message.contains("remaining to read")
-      else { return error }
-      return URLError(.networkConnectionLost, userInfo: info)
+      guard let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String else {
+        return error
+      }
+      if message.contains("transfer closed") || message.contains("remaining to read") {
+        return URLError(.networkConnectionLost, userInfo: info)
+      }
+      if message.contains("content unencoding") {
+        return URLError(.cannotDecodeContentData, userInfo: info)
+      }
+      if message.contains("chunked-encoding") {
+        return URLError(.badServerResponse, userInfo: info)
+      }
+      return error
     case .unsupportedURL:
       guard let scheme = urlError.failingURL?.scheme?.lowercased(),
         ["http", "https"].contains(scheme)

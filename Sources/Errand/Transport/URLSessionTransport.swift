@@ -197,8 +197,12 @@ extension URLSessionTransport {
   /// Cancel a task without making anyone wait: `URLSessionTask.cancel()` can block its caller for
   /// seconds on Linux while the session's internal queue is busy.
   static func stop(_ task: URLSessionTask) {
-    DispatchQueue.global().async { task.cancel() }
+    cancelling.async { task.cancel() }
   }
+
+  /// Where tasks are cancelled: one serial queue, so that a storm of cancellations, each of which
+  /// may wait for a session's busy queue, occupies one thread instead of one thread each.
+  private static let cancelling = DispatchQueue(label: "errand.url-session.cancel")
 
   /// URLSession on Linux reports several failures as `URLError(.unknown)` with curl's message:
   /// call them what they are. A body cut short ("transfer closed with N bytes remaining to read")

@@ -26,7 +26,7 @@ import Foundation
 /// keeps the body of redirect statuses to itself.
 ///
 /// Created from your own `URLSession`, the session's own delegate decides redirects and
-/// challenges; on Linux prefer ``init(configuration:)``.
+/// challenges; on Linux prefer ``init(configuration:trustedRedirectHosts:)``.
 public final class URLSessionTransport: Transport {
   /// The session that runs the requests.
   public let session: URLSession
@@ -65,7 +65,7 @@ public final class URLSessionTransport: Transport {
 
   /// A configuration suited to API calls: no shared cookie storage, cache or credential storage
   /// (so clients never leak state into each other), and up to 16 connections per host.
-  /// - Returns: A new configuration to adjust or pass to ``init(configuration:)``.
+  /// - Returns: A new configuration to adjust or pass to ``init(configuration:trustedRedirectHosts:)``.
   public static func defaultConfiguration() -> URLSessionConfiguration {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpCookieStorage = nil

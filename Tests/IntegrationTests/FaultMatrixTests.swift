@@ -139,4 +139,25 @@ import Testing
     }
     #expect(error?.urlError?.code == .cannotConnectToHost)
   }
+
+  /// 10 KB of gzip that inflates to 10 MB: the limit counts the bytes after decoding.
+  @Test(arguments: [(1_000_000, false), (20_000_000, true)])
+  func theSizeLimitCountsDecodedBytes(limit: Int, fits: Bool) async throws {
+    let compressed = try Fixtures.nearest().data("zeros-10mb.gz")
+    let server = try LoopbackServer { _ in
+      ScriptedResponse(headers: [("Content-Encoding", "gzip")], body: compressed)
+    }
+    defer { server.stop() }
+    var endpoint = Endpoint<Data>(path: "bomb", decoding: .data)
+    endpoint.maximumResponseSize = limit
+    if fits {
+      let body = try await liveClient(server.baseURL).send(endpoint)
+      #expect(body.count == 10 * 1024 * 1024)
+    } else {
+      let error = await #expect(throws: APIError.self) {
+        try await liveClient(server.baseURL).send(endpoint)
+      }
+      #expect(error?.urlError?.code == .dataLengthExceedsMaximum)
+    }
+  }
 }

@@ -131,4 +131,34 @@ struct LoadTests {
     print("fault matrix: fds \(before) -> \(settled)")
     #expect(settled <= before + 4)
   }
+
+  /// A deadline never waits for another exchange: while one response keeps the session busy, a
+  /// request with a 300 ms timeout still ends at 300 ms.
+  @Test func anIndependentDeadlineFiresOnTimeWhileAnotherExchangeIsBusy() async throws {
+    let busy = try LoopbackServer { _ in
+      .chunks(Array(repeating: patternBytes(64 * 1024), count: 2_000), interval: .milliseconds(1))
+    }
+    defer { busy.stop() }
+    let stalled = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(30)) }
+    defer { stalled.stop() }
+    let transport = URLSessionTransport()
+    let reader = Task {
+      let client = APIClient(baseURL: busy.baseURL, transport: transport)
+      for try await _ in try await client.stream(Endpoint<Data>(path: "big", decoding: .data)) {}
+    }
+    defer { reader.cancel() }
+    _ = await busy.waitForRequests(1)
+    var late: [Duration] = []
+    for _ in 0..<5 {
+      let started = ContinuousClock.now
+      let error = await #expect(throws: APIError.self) {
+        _ = try await APIClient(baseURL: stalled.baseURL, transport: transport).send(
+          Endpoint<Data>(path: "slow", timeout: .milliseconds(300), decoding: .data))
+      }
+      #expect(error?.kind == .timedOut)
+      late.append(ContinuousClock.now - started - .milliseconds(300))
+    }
+    print("independent deadline while another exchange is busy: late by \(late)")
+    #expect(late.allSatisfy { $0 < .milliseconds(500) })
+  }
 }

@@ -38,6 +38,15 @@ extension APIClient {
     /// memory whole.
     public var maximumResponseSize: Int?
 
+    /// How to read the body of an unacceptable answer into the app's error model when an endpoint
+    /// does not say; `nil` (the default) leaves it raw. See ``Endpoint/failure(_:decoder:)``.
+    ///
+    /// ```swift
+    /// var configuration = APIClient.Configuration()
+    /// configuration.failureDecoding = .json(Problem.self)
+    /// ```
+    public var failureDecoding: FailureDecoding?
+
     /// The limit for calls that collect the body in memory when neither the endpoint nor the
     /// configuration sets one: 100 MB.
     public static let defaultBufferedResponseLimit = 100_000_000

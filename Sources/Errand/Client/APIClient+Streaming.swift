@@ -32,6 +32,9 @@ extension APIClient {
     let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
     guard acceptable.contains(response.status) else {
       response.body = await stream.prefix(upTo: 64 * 1024)
+      if let failure = endpoint.failureDecoding ?? configuration.failureDecoding {
+        response.decodedFailure = failure.decode(response.body, configuration.decoder)
+      }
       throw APIError.unacceptableStatus(response)
     }
     return stream

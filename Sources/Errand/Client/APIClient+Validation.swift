@@ -12,7 +12,11 @@ extension APIClient {
   {
     let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
     guard acceptable.contains(response.status) else {
-      throw APIError.unacceptableStatus(response)
+      var rejected = response
+      if let failure = endpoint.failureDecoding ?? configuration.failureDecoding {
+        rejected.decodedFailure = failure.decode(response.body, configuration.decoder)
+      }
+      throw APIError.unacceptableStatus(rejected)
     }
   }
 

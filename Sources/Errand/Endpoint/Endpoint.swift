@@ -43,6 +43,9 @@ public struct Endpoint<Value>: Sendable {
   /// The longest response body to accept, in bytes, or `nil` for the client's
   /// ``APIClient/Configuration/maximumResponseSize``.
   public var maximumResponseSize: Int?
+  /// How to read the body of an unacceptable answer into the app's error model, or `nil` for the
+  /// client's ``APIClient/Configuration/failureDecoding``; see ``failure(_:decoder:)``.
+  public var failureDecoding: FailureDecoding?
 
   /// Create an endpoint with an explicit decoding strategy.
   /// - Parameters:

@@ -7,8 +7,8 @@ import Foundation
 /// as it arrives. A middleware that needs the whole body collects it with
 /// ``collectingBody(upTo:)``.
 ///
-/// Equality and hashing compare status, headers, body and URL; ``request``, ``attempts`` and
-/// ``bodyStream`` are context and do not take part.
+/// Equality and hashing compare status, headers, body and URL; ``request``, ``attempts``,
+/// ``bodyStream`` and ``decodedFailure`` are context and do not take part.
 public struct HTTPResponse: Sendable, Hashable {
   /// The status code, for example `200`.
   public var status: Int
@@ -25,6 +25,10 @@ public struct HTTPResponse: Sendable, Hashable {
   public internal(set) var attempts = 1
   /// The body as it arrives, in a streamed call; `nil` when ``body`` holds the whole body.
   public var bodyStream: HTTPBody?
+  /// The body of an unacceptable answer as the app's error model, when the endpoint or client
+  /// says how to read it (``FailureDecoding``) and it decodes; read it with
+  /// ``APIError/decodedBody(as:)``.
+  public internal(set) var decodedFailure: (any Sendable)?
 
   /// Create a response.
   /// - Parameters:

@@ -91,6 +91,46 @@ public struct ContractCase: Sendable, CustomStringConvertible {
       })
   }
 
+  /// The API answers this status with this error body, in the app's own error model: stubs answer
+  /// with it as JSON, and the check decodes the real answer's body as the same type.
+  ///
+  /// ```swift
+  /// .status("unknown dog", Endpoint<Dog>(path: "dogs/999"), 404, failure: Problem(title: "No such dog"))
+  /// ```
+  /// - Parameters:
+  ///   - name: The name shown in test reports.
+  ///   - endpoint: The call.
+  ///   - status: The status the API must answer.
+  ///   - failure: The error body it must answer.
+  /// - Returns: The case.
+  public static func status<Value, Failure: Codable & Equatable & Sendable>(
+    _ name: String, _ endpoint: Endpoint<Value>, _ status: Int, failure: Failure
+  ) -> ContractCase {
+    let raw = Endpoint<Data>(
+      method: endpoint.method, path: endpoint.path, query: endpoint.query,
+      headers: endpoint.headers,
+      body: endpoint.body, requiresAuthentication: endpoint.requiresAuthentication,
+      timeout: endpoint.timeout,
+      decoding: .data, acceptableStatusCodes: 0..<1000)
+    let expected = "status \(status)\nfailure \(Rendering.json(failure))"
+    return ContractCase(
+      name: name, expectation: expected, makeRequest: { try $0.makeRequest(for: raw) },
+      endpointHeaders: endpoint.headers,
+      answer: .json(failure, status: status),
+      check: { client in
+        do {
+          let response = try await client.response(for: raw).response
+          let decoded = try? client.configuration.decoder.decode(Failure.self, from: response.body)
+          let actual =
+            "status \(response.status)\nfailure "
+            + (decoded.map { Rendering.json($0) } ?? Rendering.text(response.body))
+          return actual == expected ? nil : .init(expected: expected, actual: actual)
+        } catch {
+          return .init(expected: expected, actual: Rendering.outcome(of: error))
+        }
+      })
+  }
+
   /// The call fails with this kind of `APIError`. Stubs answer with a response that produces it.
   /// - Parameters:
   ///   - name: The name shown in test reports.

@@ -14,9 +14,15 @@ extension StubResponse {
   /// Nothing accepts the connection: `URLError(.cannotConnectToHost)`.
   public static var connectionRefused: StubResponse { .error(URLError(.cannotConnectToHost)) }
 
-  /// Never answers; the call ends only when its task is cancelled or its timeout passes
-  /// (Moya's `.never`).
+  /// Never answers; the call ends only when its task is cancelled or its timeout passes. (Moya's
+  /// `.never` means something else, "this endpoint is real": that is ``passthrough``.)
   public static var hang: StubResponse { StubResponse(.hang) }
+
+  /// Send the request on to the stub's upstream transport and answer with what it answers:
+  /// "this endpoint is real" (Moya's `.never` stubbing behaviour). The stub must have been created
+  /// with ``StubTransport/init(passthrough:delay:clock:)``; the request is still recorded, and
+  /// listed in ``StubTransport/forwardedRequests``.
+  public static var passthrough: StubResponse { StubResponse(.passthrough) }
 
   /// A 200 whose JSON body is cut in half, as a server that stops writing would leave it.
   /// - Parameter value: The value whose encoding is cut.

@@ -22,6 +22,7 @@ public struct StubResponse: Sendable {
     case handler(@Sendable (HTTPRequest, Int) async throws -> StubResponse)
     case hang
     case stream(StubStream)
+    case passthrough
   }
 
   let kind: Kind

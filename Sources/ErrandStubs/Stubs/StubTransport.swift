@@ -33,9 +33,14 @@ public actor StubTransport: Transport {
   private let defaultDelay: Duration
   private let clock: any Clock<Duration>
   private let answersWithSamples: Bool
+  private let upstream: (any Transport)?
 
   /// Every request received, in order, with its body.
   public internal(set) var requests: [HTTPRequest] = []
+  /// The requests the stub sent on to its upstream (``StubResponse/passthrough`` routes, and
+  /// requests no route matched when the stub has an upstream), in order; they are in
+  /// ``requests`` too.
+  public internal(set) var forwardedRequests: [HTTPRequest] = []
   /// How many requests ``nextRequest(timeout:)`` has handed out.
   var taken = 0
   /// Callers of ``nextRequest(timeout:)`` waiting for a request.
@@ -66,15 +71,35 @@ public actor StubTransport: Transport {
     self.init(routes: [], fallback: handler, delay: delay, clock: clock, samples: false)
   }
 
+  /// Create a stub that sends every request its routes do not answer on to `upstream`: partial
+  /// stubbing over a live API or a cassette.
+  ///
+  /// ```swift
+  /// let stub = StubTransport(passthrough: URLSessionTransport())
+  /// await stub.on(.get, "/v1/dogs/7", .status(404))     // stubbed; everything else is real
+  /// ```
+  /// - Parameters:
+  ///   - upstream: The transport that answers what the routes do not.
+  ///   - delay: The delay before every stubbed answer that sets none of its own.
+  ///   - clock: The clock that delays run on.
+  public init(
+    passthrough upstream: any Transport, delay: Duration = .zero,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.init(
+      routes: [], fallback: nil, delay: delay, clock: clock, samples: false, upstream: upstream)
+  }
+
   init(
     routes: [Route], fallback: (@Sendable (HTTPRequest) async throws -> StubResponse)?,
-    delay: Duration, clock: any Clock<Duration>, samples: Bool
+    delay: Duration, clock: any Clock<Duration>, samples: Bool, upstream: (any Transport)? = nil
   ) {
     self.routes = routes
     self.fallback = fallback
     self.defaultDelay = delay
     self.clock = clock
     self.answersWithSamples = samples
+    self.upstream = upstream
   }
 
   /// A stub that answers every request with its endpoint's sample response (Moya's
@@ -135,7 +160,11 @@ public actor StubTransport: Transport {
   ///   answer waits, or ``UnmatchedRequest``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     let limit = request.maximumResponseSize ?? .max
-    switch try await answer(request) {
+    switch try await answer(request, streams: false) {
+    case .forwarded(let response):
+      return response
+    case .passthrough:
+      throw NoPassthrough(request: request)
     case .whole(let response):
       guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
       return response
@@ -166,7 +195,11 @@ public actor StubTransport: Transport {
   /// - Throws: What ``send(_:)`` throws before the head.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
     let limit = request.maximumResponseSize ?? .max
-    switch try await answer(request) {
+    switch try await answer(request, streams: true) {
+    case .forwarded(let response):
+      return response
+    case .passthrough:
+      throw NoPassthrough(request: request)
     case .whole(var response):
       guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
       response.bodyStream = HTTPBody(response.body)
@@ -204,15 +237,18 @@ public actor StubTransport: Transport {
     }
   }
 
-  /// A resolved answer: a whole response, or one whose body streams.
+  /// A resolved answer: a whole response, one whose body streams, the upstream's answer, or a
+  /// request to forward.
   private enum Answer {
     case whole(HTTPResponse)
     case streamed(StubStream)
+    case forwarded(HTTPResponse)
+    case passthrough
   }
 
   /// Record the request, find its answer and resolve it; the request's URL becomes the answer's
   /// URL unless it has one.
-  private func answer(_ request: HTTPRequest) async throws -> Answer {
+  private func answer(_ request: HTTPRequest, streams: Bool) async throws -> Answer {
     let request = try request.readingBodyFile()
     record(request)
     if let observer = UploadProgress.observer, let body = request.body {
@@ -227,10 +263,19 @@ public actor StubTransport: Transport {
       (answer, call) = (try await fallback(request), 1)
     } else if answersWithSamples, let sample = RequestContext.current?.sample {
       (answer, call) = (.response(sample), 1)
+    } else if upstream != nil {
+      (answer, call) = (.passthrough, 1)
     } else {
       throw UnmatchedRequest(request: request, closestRoutes: closestRoutes(to: request))
     }
     switch try await resolve(answer, request: request, call: call) {
+    case .passthrough:
+      guard let upstream else { throw NoPassthrough(request: request) }
+      forwardedRequests.append(request)
+      return .forwarded(
+        streams ? try await upstream.stream(request) : try await upstream.send(request))
+    case .forwarded(let response):
+      return .forwarded(response)
     case .whole(var response):
       response.url = response.url ?? request.url
       return .whole(response)
@@ -253,6 +298,8 @@ public actor StubTransport: Transport {
       return .whole(response)
     case .stream(let stream):
       return .streamed(stream)
+    case .passthrough:
+      return .passthrough
     case .failure(let error):
       throw error
     case .sequence(let answers):
@@ -282,4 +329,19 @@ public actor StubTransport: Transport {
     return scored.sorted { ($0.score, -$0.offset) > ($1.score, -$1.offset) }.prefix(limit).map(
       \.text)
   }
+}
+
+/// A route answered ``StubResponse/passthrough``, but the stub has no upstream to send it to.
+public struct NoPassthrough: Error, CustomStringConvertible, LocalizedError {
+  /// The request, secrets hidden when printed.
+  public var request: HTTPRequest
+
+  /// What happened and what to do.
+  public var description: String {
+    "StubTransport has no upstream for the passthrough route that matched \(request); "
+      + "create it with StubTransport(passthrough:)"
+  }
+
+  /// The same as ``description``.
+  public var errorDescription: String? { description }
 }

@@ -16,6 +16,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   private let predicate: @Sendable (HTTPRequest) -> Bool
   /// The method and path this matcher requires, when it is that simple; used to rank near misses.
   let hint: (method: HTTPMethod?, path: String?)
+  /// The clauses an `&&` joined, in order; empty for a single clause.
+  private var clauses: [RequestMatcher] = []
+  /// Why a request fails this clause, in one line (a JSON body adds indented lines).
+  private var sentInstead: (@Sendable (HTTPRequest) -> String)?
 
   /// A matcher from a predicate.
   /// - Parameters:
@@ -27,11 +31,25 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
   private init(
     _ description: String, hint: (method: HTTPMethod?, path: String?),
+    sentInstead: (@Sendable (HTTPRequest) -> String)? = nil,
     _ predicate: @escaping @Sendable (HTTPRequest) -> Bool
   ) {
     self.description = description
     self.hint = hint
     self.predicate = predicate
+    self.sentInstead = sentInstead
+  }
+
+  /// The clauses `request` fails, each with what it sent instead: `method: expected GET, sent
+  /// POST`, `header X-Trace: expected abc, sent none`, a JSON body's differences path by path.
+  /// Empty when it matches.
+  /// - Parameter request: The request.
+  /// - Returns: One line per failed clause (a JSON body adds indented lines).
+  public func mismatches(_ request: HTTPRequest) -> [String] {
+    let parts = clauses.isEmpty ? [self] : clauses
+    return parts.filter { !$0.matches(request) }.map { clause in
+      clause.sentInstead?(request) ?? "\(clause.description): not matched"
+    }
   }
 
   /// Whether a request matches.
@@ -48,7 +66,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// - Parameter method: The method.
   /// - Returns: The matcher.
   public static func method(_ method: HTTPMethod) -> RequestMatcher {
-    RequestMatcher(method.rawValue, hint: (method, nil)) { $0.method == method }
+    RequestMatcher(
+      method.rawValue, hint: (method, nil),
+      sentInstead: { "method: expected \(method), sent \($0.method)" }
+    ) { $0.method == method }
   }
 
   /// Requests whose URL path is `template`: exact, except that a `{name}` segment matches any one
@@ -56,7 +77,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// - Parameter template: The path or path template.
   /// - Returns: The matcher.
   public static func path(_ template: String) -> RequestMatcher {
-    RequestMatcher(template, hint: (nil, template)) { PathTemplate.matches(template, $0.url.path) }
+    RequestMatcher(
+      template, hint: (nil, template),
+      sentInstead: { "path: expected \(template), sent \($0.url.path)" }
+    ) { PathTemplate.matches(template, $0.url.path) }
   }
 
   /// Requests that have a query item with this name and, when given, this value (decoded).
@@ -65,7 +89,16 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   ///   - value: The value, or `nil` to accept any.
   /// - Returns: The matcher.
   public static func query(_ name: String, _ value: String? = nil) -> RequestMatcher {
-    RequestMatcher("query \(name)\(value.map { "=\($0)" } ?? "")") { request in
+    RequestMatcher(
+      "query \(name)\(value.map { "=\($0)" } ?? "")", hint: (nil, nil),
+      sentInstead: { request in
+        let sent = queryItems(of: request).filter { $0.name == name }
+        let expected = "query: expected \(name)\(value.map { "=\($0)" } ?? ""), sent "
+        return expected
+          + (sent.isEmpty
+            ? "none" : sent.map { "\(name)=\($0.value ?? "")" }.joined(separator: ", "))
+      }
+    ) { request in
       queryItems(of: request).contains { $0.name == name && (value == nil || $0.value == value) }
     }
   }
@@ -83,7 +116,16 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   ///   - value: The value, or `nil` to accept any.
   /// - Returns: The matcher.
   public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
-    RequestMatcher("header \(name)\(value.map { ": \($0)" } ?? "")") { request in
+    RequestMatcher(
+      "header \(name)\(value.map { ": \($0)" } ?? "")", hint: (nil, nil),
+      sentInstead: { request in
+        let sent = Redaction.default.redact(request.headers).values(for: name)
+        let hidden = Redaction.default.hidesHeader(name)
+        let expected =
+          "header \(name): expected \(value.map { hidden ? "<redacted>" : $0 } ?? "any value"), sent "
+        return expected + (sent.isEmpty ? "none" : sent.joined(separator: ", "))
+      }
+    ) { request in
       value.map { request.headers.values(for: name).contains($0) } ?? request.headers.contains(name)
     }
   }
@@ -92,7 +134,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// - Parameter body: The bytes.
   /// - Returns: The matcher.
   public static func body(_ body: Data) -> RequestMatcher {
-    RequestMatcher("body of \(body.count) bytes") { ($0.body ?? Data()) == body }
+    RequestMatcher(
+      "body of \(body.count) bytes", hint: (nil, nil),
+      sentInstead: { "body: expected \(body.count) bytes, sent \($0.body?.count ?? 0) that differ" }
+    ) { ($0.body ?? Data()) == body }
   }
 
   /// Requests whose body is JSON equal to `value` encoded: same keys and values, whatever the key
@@ -103,7 +148,14 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     let expected = try? JSONEncoder().encode(value)
     let canonical = expected?.canonicalJSON
     let text = expected.flatMap { String(data: $0, encoding: .utf8) } ?? "an unencodable value"
-    return RequestMatcher("JSON body \(text)") { request in
+    return RequestMatcher(
+      "JSON body \(text)", hint: (nil, nil),
+      sentInstead: { request in
+        guard let expected else { return "JSON body: the expected value does not encode" }
+        let lines = JSONDiff.differences(expected: expected, actual: request.body ?? Data())
+        return "JSON body differs:\n" + lines.map { "      \($0)" }.joined(separator: "\n")
+      }
+    ) { request in
       guard let canonical, let body = request.body else { return false }
       return body.canonicalJSON == canonical
     }
@@ -115,7 +167,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       return rhs
     }
     let hint = (lhs.hint.method ?? rhs.hint.method, lhs.hint.path ?? rhs.hint.path)
-    return RequestMatcher("\(lhs) \(rhs)", hint: hint) { lhs.matches($0) && rhs.matches($0) }
+    var joined = RequestMatcher("\(lhs) \(rhs)", hint: hint) { lhs.matches($0) && rhs.matches($0) }
+    joined.clauses =
+      (lhs.clauses.isEmpty ? [lhs] : lhs.clauses) + (rhs.clauses.isEmpty ? [rhs] : rhs.clauses)
+    return joined
   }
 
   /// Either matcher.

@@ -87,7 +87,11 @@ import Testing
           Accept: application/json
         closest routes:
           GET /v1/dogs (registered at StubTransportTests.swift:\(line))
+            - method: expected GET, sent POST
+            - path: expected /v1/dogs, sent /v1/cats
           DELETE /v1/dogs/1 (registered at StubTransportTests.swift:\(line + 1))
+            - method: expected DELETE, sent POST
+            - path: expected /v1/dogs/1, sent /v1/cats
         """)
     #expect(await stub.requests == [request])
   }

@@ -26,13 +26,13 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   ///   - description: What it checks, shown when a request matches nothing.
   ///   - predicate: Whether a request matches.
   public init(_ description: String, _ predicate: @escaping @Sendable (HTTPRequest) -> Bool) {
-    self.init(description, hint: (nil, nil), predicate)
+    self.init(description, hint: (nil, nil), matches: predicate)
   }
 
   private init(
     _ description: String, hint: (method: HTTPMethod?, path: String?),
     sentInstead: (@Sendable (HTTPRequest) -> String)? = nil,
-    _ predicate: @escaping @Sendable (HTTPRequest) -> Bool
+    matches predicate: @escaping @Sendable (HTTPRequest) -> Bool
   ) {
     self.description = description
     self.hint = hint
@@ -68,8 +68,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public static func method(_ method: HTTPMethod) -> RequestMatcher {
     RequestMatcher(
       method.rawValue, hint: (method, nil),
-      sentInstead: { "method: expected \(method), sent \($0.method)" }
-    ) { $0.method == method }
+      sentInstead: { "method: expected \(method), sent \($0.method)" },
+      matches: { $0.method == method })
   }
 
   /// Requests whose URL path is `template`: exact, except that a `{name}` segment matches any one
@@ -79,8 +79,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public static func path(_ template: String) -> RequestMatcher {
     RequestMatcher(
       template, hint: (nil, template),
-      sentInstead: { "path: expected \(template), sent \($0.url.path)" }
-    ) { PathTemplate.matches(template, $0.url.path) }
+      sentInstead: { "path: expected \(template), sent \($0.url.path)" },
+      matches: { PathTemplate.matches(template, $0.url.path) })
   }
 
   /// Requests that have a query item with this name and, when given, this value (decoded).
@@ -97,10 +97,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         return expected
           + (sent.isEmpty
             ? "none" : sent.map { "\(name)=\($0.value ?? "")" }.joined(separator: ", "))
-      }
-    ) { request in
-      queryItems(of: request).contains { $0.name == name && (value == nil || $0.value == value) }
-    }
+      },
+      matches: { request in
+        queryItems(of: request).contains { $0.name == name && (value == nil || $0.value == value) }
+      })
   }
 
   /// Requests that have every one of these query items (others may be present).
@@ -124,10 +124,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         let expected =
           "header \(name): expected \(value.map { hidden ? "<redacted>" : $0 } ?? "any value"), sent "
         return expected + (sent.isEmpty ? "none" : sent.joined(separator: ", "))
-      }
-    ) { request in
-      value.map { request.headers.values(for: name).contains($0) } ?? request.headers.contains(name)
-    }
+      },
+      matches: { request in
+        value.map { request.headers.values(for: name).contains($0) }
+          ?? request.headers.contains(name)
+      })
   }
 
   /// Requests whose body is exactly these bytes.
@@ -136,8 +137,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public static func body(_ body: Data) -> RequestMatcher {
     RequestMatcher(
       "body of \(body.count) bytes", hint: (nil, nil),
-      sentInstead: { "body: expected \(body.count) bytes, sent \($0.body?.count ?? 0) that differ" }
-    ) { ($0.body ?? Data()) == body }
+      sentInstead: {
+        "body: expected \(body.count) bytes, sent \($0.body?.count ?? 0) that differ"
+      },
+      matches: { ($0.body ?? Data()) == body })
   }
 
   /// Requests whose body is JSON equal to `value` encoded: same keys and values, whatever the key
@@ -154,11 +157,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         guard let expected else { return "JSON body: the expected value does not encode" }
         let lines = JSONDiff.differences(expected: expected, actual: request.body ?? Data())
         return "JSON body differs:\n" + lines.map { "      \($0)" }.joined(separator: "\n")
-      }
-    ) { request in
-      guard let canonical, let body = request.body else { return false }
-      return body.canonicalJSON == canonical
-    }
+      },
+      matches: { request in
+        guard let canonical, let body = request.body else { return false }
+        return body.canonicalJSON == canonical
+      })
   }
 
   /// Both matchers.

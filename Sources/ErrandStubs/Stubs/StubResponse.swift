@@ -28,17 +28,34 @@ public struct StubResponse: Sendable {
   let kind: Kind
   /// The delay before answering, or `nil` for the stub's default.
   let delay: Duration?
+  /// Whether the route may go unused without ``StubTransport/verifyAllRoutesUsed()`` reporting it.
+  var mayGoUnused = false
 
   init(_ kind: Kind, delay: Duration? = nil) {
     self.kind = kind
     self.delay = delay
   }
 
+  /// This answer, on a route that may go unused: ``StubTransport/verifyAllRoutesUsed()`` and the
+  /// `.stubbed` test trait do not report it.
+  ///
+  /// ```swift
+  /// await stub.on(.get, "/v1/config", .json(config).allowingUnused())
+  /// ```
+  /// - Returns: The answer.
+  public func allowingUnused() -> StubResponse {
+    var copy = self
+    copy.mayGoUnused = true
+    return copy
+  }
+
   /// The same answer after a delay on the stub's clock (Moya's `.delayed`).
   /// - Parameter delay: How long to wait before answering.
   /// - Returns: The delayed answer.
   public func delayed(by delay: Duration) -> StubResponse {
-    StubResponse(kind, delay: delay)
+    var copy = StubResponse(kind, delay: delay)
+    copy.mayGoUnused = mayGoUnused
+    return copy
   }
 
   /// A full response, sent as given.

@@ -41,6 +41,9 @@ public actor StubTransport: Transport {
   /// requests no route matched when the stub has an upstream), in order; they are in
   /// ``requests`` too.
   public internal(set) var forwardedRequests: [HTTPRequest] = []
+  /// The requests no route answered (each also threw ``UnmatchedRequest``), in order; the
+  /// `.stubbed` test trait reports them when the test ends.
+  public internal(set) var unmatchedRequests: [HTTPRequest] = []
   /// How many requests ``nextRequest(timeout:)`` has handed out.
   var taken = 0
   /// Callers of ``nextRequest(timeout:)`` waiting for a request.
@@ -266,6 +269,7 @@ public actor StubTransport: Transport {
     } else if upstream != nil {
       (answer, call) = (.passthrough, 1)
     } else {
+      unmatchedRequests.append(request)
       throw UnmatchedRequest(request: request, closestRoutes: closestRoutes(to: request))
     }
     switch try await resolve(answer, request: request, call: call) {

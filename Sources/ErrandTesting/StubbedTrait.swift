@@ -2,7 +2,7 @@ import ErrandStubs
 import Testing
 
 #if compiler(>=6.1)
-  /// Gives a test its own ``StubTransport`` (reachable as `StubTransport.current`, or as the
+  /// Gives a test its own `StubTransport` (reachable as `StubTransport.current`, or as the
   /// transport `.stubbed`) and checks it when the test ends: every route no request used, and
   /// every request no route matched, is a test issue. Nothing to call, nothing to forget.
   ///

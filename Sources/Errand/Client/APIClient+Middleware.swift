@@ -7,7 +7,9 @@ extension APIClient {
     -> HTTPResponse
   {
     let context = RequestContext(
-      endpoint: endpoint.description, requiresAuthentication: endpoint.requiresAuthentication,
+      endpoint: endpoint.description,
+      requiresAuthentication: endpoint.requiresAuthentication
+        && !endpoint.leavesOrigin(of: baseURL),
       sample: endpoint.sample, isIdempotent: endpoint.isIdempotent ?? endpoint.method.isIdempotent)
     let chain =
       endpoint.middleware.isEmpty

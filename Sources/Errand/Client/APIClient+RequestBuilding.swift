@@ -15,14 +15,19 @@ extension APIClient {
   ///   timeout that is not positive.
   public nonisolated func makeRequest<Value>(for endpoint: Endpoint<Value>) throws -> HTTPRequest {
     func invalid(_ problem: String) -> APIError {
-      .invalidRequest("\(endpoint.method) \(endpoint.path): \(problem)")
+      .invalidRequest("\(endpoint): \(problem)")
     }
     guard endpoint.method.isValidToken else {
       throw APIError.invalidRequest(
-        "\(String(reflecting: endpoint.method.rawValue)) \(endpoint.path): the method is not a valid token."
+        "\(String(reflecting: endpoint.method.rawValue)) \(endpoint.url?.redactedString ?? endpoint.path): the method is not a valid token."
       )
     }
-    let url = try makeURL(path: endpoint.path, query: endpoint.query, invalid: invalid)
+    let url: URL
+    if let absolute = endpoint.url {
+      url = try makeURL(absolute: absolute, query: endpoint.query, invalid: invalid)
+    } else {
+      url = try makeURL(path: endpoint.path, query: endpoint.query, invalid: invalid)
+    }
 
     var headers = HTTPHeaders()
     if let accept = endpoint.decoding.accept {
@@ -45,7 +50,14 @@ extension APIClient {
         throw invalid("the body could not be encoded: \(APIError.describe(error))")
       }
     }
-    headers.merge(configuration.headers)
+    if endpoint.leavesOrigin(of: baseURL) {
+      // Another origin never receives the client's API keys and tokens.
+      headers.merge(
+        HTTPHeaders(configuration.headers.fields.filter { !Redaction.default.hidesHeader($0.name) })
+      )
+    } else {
+      headers.merge(configuration.headers)
+    }
     headers.merge(endpoint.headers)
     if let problem = headers.validationProblem {
       throw invalid(problem)
@@ -65,6 +77,37 @@ extension APIClient {
   }
 
   /// The base URL joined with a plain-text path and query.
+  /// An absolute URL with more query items: `http` or `https`, with a host.
+  private nonisolated func makeURL(
+    absolute: URL, query: [URLQueryItem], invalid: (String) -> APIError
+  ) throws -> URL {
+    guard var components = URLComponents(url: absolute, resolvingAgainstBaseURL: true),
+      let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
+      let host = components.host, !host.isEmpty
+    else {
+      throw invalid("the URL needs an http or https scheme and a host.")
+    }
+    Self.append(query, to: &components)
+    guard let url = components.url else {
+      throw invalid("the query does not form a URL.")
+    }
+    return url
+  }
+
+  /// Add query items (plain text, percent-encoded here) after the URL's own, and drop the
+  /// fragment.
+  private static func append(_ query: [URLQueryItem], to components: inout URLComponents) {
+    let items = query.map { item in
+      let name = PercentEncoding.encode(item.name, allowing: PercentEncoding.queryComponent)
+      guard let value = item.value else { return name }
+      return name + "=" + PercentEncoding.encode(value, allowing: PercentEncoding.queryComponent)
+    }
+    let baseQuery = components.percentEncodedQuery.map { [$0] } ?? []
+    let allQuery = (baseQuery + items).filter { !$0.isEmpty }
+    components.percentEncodedQuery = allQuery.isEmpty ? nil : allQuery.joined(separator: "&")
+    components.fragment = nil
+  }
+
   private nonisolated func makeURL(
     path: String, query: [URLQueryItem], invalid: (String) -> APIError
   ) throws -> URL {
@@ -99,15 +142,7 @@ extension APIClient {
       components.percentEncodedPath = "/"
     }
 
-    let items = query.map { item in
-      let name = PercentEncoding.encode(item.name, allowing: PercentEncoding.queryComponent)
-      guard let value = item.value else { return name }
-      return name + "=" + PercentEncoding.encode(value, allowing: PercentEncoding.queryComponent)
-    }
-    let baseQuery = components.percentEncodedQuery.map { [$0] } ?? []
-    let allQuery = (baseQuery + items).filter { !$0.isEmpty }
-    components.percentEncodedQuery = allQuery.isEmpty ? nil : allQuery.joined(separator: "&")
-    components.fragment = nil
+    Self.append(query, to: &components)
 
     guard let url = components.url else {
       throw invalid("the path \"\(path)\" does not form a URL with \"\(baseURL.absoluteString)\".")

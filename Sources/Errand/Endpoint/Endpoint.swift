@@ -18,6 +18,10 @@ public struct Endpoint<Value>: Sendable {
   public var method: HTTPMethod
   /// The path relative to the client's base URL, as plain (not percent-encoded) text.
   public var path: String
+  /// An absolute URL to call instead of the base URL and ``path`` (a `Link` header's next page,
+  /// a presigned upload URL); ``query`` is added to its own. At another origin than the client's,
+  /// the request carries neither the client's secret default headers nor authentication.
+  public var url: URL?
   /// The query items, in order, as plain text; an item with a `nil` value is sent as `name` alone.
   public var query: [URLQueryItem]
   /// Headers for this endpoint; they win over the client's default headers.
@@ -196,7 +200,65 @@ extension Endpoint where Value == String {
   }
 }
 
+extension Endpoint {
+  /// An endpoint for an absolute URL: a page a `Link` header points to, a presigned upload URL.
+  ///
+  /// ```swift
+  /// let next = Endpoint<[Dog]>(url: URL(string: "https://api.example.com/v1/dogs?page=2")!)
+  /// ```
+  /// It goes through the client's middleware like any other. When its origin (scheme, host and
+  /// port) is not the base URL's, the client's default headers that ``Redaction/default`` treats
+  /// as secret (API keys, tokens) are left out and authentication middleware does not add
+  /// credentials (``RequestContext/requiresAuthentication`` is `false`); the endpoint's own
+  /// headers are sent as given.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - url: The absolute URL.
+  ///   - query: More query items, as plain text.
+  ///   - headers: Headers that win over the client's defaults.
+  ///   - body: The body, if any.
+  ///   - requiresAuthentication: Whether the request must carry credentials (only ever at the
+  ///     client's origin).
+  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - decoding: How to turn the response into the value.
+  public init(
+    method: HTTPMethod = .get, url: URL, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+    body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil,
+    decoding: ResponseDecoding<Value>
+  ) {
+    self.init(
+      method: method, path: "", query: query, headers: headers, body: body,
+      requiresAuthentication: requiresAuthentication, timeout: timeout, decoding: decoding)
+    self.url = url
+  }
+}
+
+extension Endpoint where Value: Decodable {
+  /// An endpoint for an absolute URL whose JSON answer decodes as `Value`; see
+  /// ``init(method:url:query:headers:body:requiresAuthentication:timeout:decoding:)``.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - url: The absolute URL.
+  ///   - query: More query items, as plain text.
+  ///   - headers: Headers that win over the client's defaults.
+  ///   - requiresAuthentication: Whether the request must carry credentials.
+  public init(
+    method: HTTPMethod = .get, url: URL, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+    requiresAuthentication: Bool = false
+  ) {
+    self.init(
+      method: method, url: url, query: query, headers: headers,
+      requiresAuthentication: requiresAuthentication, decoding: .json())
+  }
+}
+
 extension Endpoint: CustomStringConvertible {
-  /// The method and path as written, for example `GET dogs/42`; error messages use it.
-  public var description: String { "\(method) \(path)" }
+  /// The method and path as written, for example `GET dogs/42` (or the absolute URL, secrets
+  /// hidden); error messages use it.
+  public var description: String { "\(method) \(url?.redactedString ?? path)" }
+
+  /// Whether the endpoint's absolute URL is at another origin than `baseURL`.
+  func leavesOrigin(of baseURL: URL) -> Bool {
+    url.map { !RedirectPolicy.isSameOrigin($0, baseURL) } ?? false
+  }
 }

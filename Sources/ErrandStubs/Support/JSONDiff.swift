@@ -26,14 +26,16 @@ enum JSONDiff {
     guard lines.count < 50 else { return }
     switch (expected, actual) {
     case (.object(let wanted), .object(let sent)):
-      for member in wanted {
+      // By key, so that the lines come in the same order whatever order either side used.
+      for member in wanted.sorted(by: { $0.key < $1.key }) {
         if let other = sent.first(where: { $0.key == member.key }) {
           compare(member.value, other.value, at: "\(path).\(member.key)", into: &lines)
         } else {
           lines.append("\(path).\(member.key): missing (expected \(member.value.compact))")
         }
       }
-      for member in sent where !wanted.contains(where: { $0.key == member.key }) {
+      for member in sent.sorted(by: { $0.key < $1.key })
+      where !wanted.contains(where: { $0.key == member.key }) {
         lines.append("\(path).\(member.key): not expected (sent \(member.value.compact))")
       }
     case (.array(let wanted), .array(let sent)):

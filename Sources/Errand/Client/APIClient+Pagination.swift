@@ -1,0 +1,93 @@
+import Foundation
+
+extension APIClient {
+  /// Fetch a paginated list page by page, as the loop asks for them.
+  ///
+  /// By default the next page is the response's `Link` header `rel="next"` (RFC 8288), fetched
+  /// as an absolute-URL endpoint like the first; pass `next` to follow a cursor instead. The pages
+  /// end when there is no next page, or when a next page would repeat one already fetched.
+  ///
+  /// ```swift
+  /// for try await page in client.pages(Endpoint<[Dog]>(path: "dogs")) {
+  ///   show(page.value)
+  /// }
+  /// // A cursor in the body:
+  /// client.pages(Endpoint<DogPage>(path: "dogs")) { page in
+  ///   page.value.cursor.map { Endpoint<DogPage>(path: "dogs", query: [URLQueryItem(name: "cursor", value: $0)]) }
+  /// }
+  /// ```
+  /// - Parameter first: The first page's endpoint.
+  /// - Returns: The pages, each with its response.
+  public nonisolated func pages<Value: Sendable>(_ first: Endpoint<Value>) -> Pages<Value> {
+    Pages(client: self, first: first, next: nil)
+  }
+
+  /// Fetch a paginated list page by page, finding each next page with `next` (a cursor in the
+  /// body, a page number); see ``pages(_:)``.
+  /// - Parameters:
+  ///   - first: The first page's endpoint.
+  ///   - next: The endpoint of the page after a response, or `nil` after the last page.
+  /// - Returns: The pages, each with its response.
+  public nonisolated func pages<Value: Sendable>(
+    _ first: Endpoint<Value>, next: @escaping @Sendable (Response<Value>) -> Endpoint<Value>?
+  ) -> Pages<Value> {
+    Pages(client: self, first: first, next: next)
+  }
+}
+
+extension Endpoint {
+  /// The page after `response` by its `Link` header's `rel="next"`: this endpoint (method,
+  /// headers, decoding, authentication) at that URL; `nil` when there is none.
+  func nextLink(after response: HTTPResponse, of request: HTTPRequest) -> Endpoint? {
+    guard let value = response.headers["Link"],
+      let url = LinkHeader(value, relativeTo: response.url ?? request.url).url(for: "next")
+    else { return nil }
+    var next = self
+    next.url = url
+    next.path = ""
+    next.query = []
+    return next
+  }
+}
+
+/// The pages of a paginated list, fetched one at a time as they are read; see
+/// ``APIClient/pages(_:next:)``.
+public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
+  /// A page, with its response.
+  public typealias Element = Response<Value>
+
+  let client: APIClient
+  let first: Endpoint<Value>
+  let next: (@Sendable (Response<Value>) -> Endpoint<Value>?)?
+
+  /// Fetches the pages in order.
+  public struct AsyncIterator: AsyncIteratorProtocol {
+    let client: APIClient
+    var upcoming: Endpoint<Value>?
+    let next: (@Sendable (Response<Value>) -> Endpoint<Value>?)?
+    var fetched: Set<URL> = []
+
+    /// The next page, or `nil` after the last.
+    /// - Returns: The page.
+    /// - Throws: ``APIError``, as ``APIClient/response(for:)`` does.
+    public mutating func next() async throws -> Response<Value>? {
+      guard let endpoint = upcoming else { return nil }
+      upcoming = nil
+      let page = try await client.response(for: endpoint)
+      fetched.insert(page.request.url)
+      let following =
+        next.map { $0(page) } ?? endpoint.nextLink(after: page.response, of: page.request)
+      if let following {
+        let url = try client.makeRequest(for: following).url
+        upcoming = fetched.contains(url) ? nil : following
+      }
+      return page
+    }
+  }
+
+  /// An iterator over the pages.
+  /// - Returns: The iterator.
+  public func makeAsyncIterator() -> AsyncIterator {
+    AsyncIterator(client: client, upcoming: first, next: next)
+  }
+}

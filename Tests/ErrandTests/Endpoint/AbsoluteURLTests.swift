@@ -1,0 +1,125 @@
+import Errand
+import ErrandTesting
+import Foundation
+import TestSupport
+import Testing
+
+/// Endpoints at absolute URLs, and credentials kept to the client's own origin.
+@Suite struct AbsoluteURLTests {
+  struct Tokens: TokenProvider {
+    func currentToken() async throws -> String? { "t0k3n" }
+    func refreshToken() async throws -> String { "t0k3n" }
+  }
+
+  static func client(_ stub: StubTransport) -> APIClient {
+    APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(
+        headers: ["X-API-Key": "k3y", "X-Trace": "abc"],
+        middleware: [BearerAuthenticationMiddleware(provider: Tokens())]))
+  }
+
+  @Test func anAbsoluteURLAtTheClientsOriginGetsItsCredentials() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))
+    let url = try #require(URL(string: "https://api.example.com/v1/dogs?page=2"))
+    _ = try await Self.client(stub).send(
+      Endpoint<[Dog]>(
+        url: url, query: [URLQueryItem(name: "size", value: "10")], requiresAuthentication: true))
+    let sent = try await stub.nextRequest()
+    #expect(sent.url.absoluteString == "https://api.example.com/v1/dogs?page=2&size=10")
+    #expect(sent.headers["Authorization"] == "Bearer t0k3n")
+    #expect(sent.headers["X-API-Key"] == "k3y")
+  }
+
+  @Test(arguments: [
+    "https://uploads.example.net/put?sig=abc", "http://api.example.com/v1/dogs",
+    "https://api.example.com:8443/v1/dogs",
+  ])
+  func anotherOriginGetsNoCredentials(address: String) async throws {
+    let stub = StubTransport { _ in .status(200) }
+    let url = try #require(URL(string: address))
+    _ = try await Self.client(stub).send(
+      Endpoint<Data>(url: url, requiresAuthentication: true, decoding: .data))
+    let sent = try await stub.nextRequest()
+    #expect(sent.url == url)
+    #expect(sent.headers["Authorization"] == nil)
+    #expect(sent.headers["X-API-Key"] == nil)
+    #expect(sent.headers["X-Trace"] == "abc")
+  }
+
+  @Test(arguments: ["ftp://files.example.com/x", "file:///etc/passwd", "/relative/path"])
+  func onlyHTTPURLsWithAHostAreAccepted(address: String) throws {
+    let url = try #require(URL(string: address))
+    let error = try #require(throws: APIError.self) {
+      try makeClient().makeRequest(for: Endpoint<Data>(url: url, decoding: .data))
+    }
+    #expect(
+      error.invalidRequestReason?.hasSuffix("the URL needs an http or https scheme and a host.")
+        == true)
+  }
+}
+
+@Suite struct PaginationTests {
+  static let dogs = (1...5).map { Dog(name: "Dog \($0)") }
+
+  @Test func followsLinkHeadersToTheLastPage() async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/dogs", .pages([Array(Self.dogs[0..<2]), Array(Self.dogs[2..<4]), [Self.dogs[4]]]))
+    var names: [String] = []
+    for try await page in client(stub).pages(Endpoint<[Dog]>(path: "dogs")) {
+      names += page.value.map(\.name)
+    }
+    #expect(names == Self.dogs.map(\.name))
+    #expect(await stub.requests.map { $0.url.query ?? "" } == ["", "page=2", "page=3"])
+  }
+
+  @Test func followsACursorInTheBody() async throws {
+    struct Page: Codable, Sendable {
+      var dogs: [Dog]
+      var cursor: String?
+    }
+    let stub = StubTransport()
+    await stub.on(.query("cursor", "c2"), .json(Page(dogs: [Self.dogs[1]], cursor: nil)))
+    await stub.on(.get, "/v1/dogs", .json(Page(dogs: [Self.dogs[0]], cursor: "c2")))
+    var names: [String] = []
+    let pages = client(stub).pages(Endpoint<Page>(path: "dogs")) { page in
+      page.value.cursor.map {
+        Endpoint<Page>(path: "dogs", query: [URLQueryItem(name: "cursor", value: $0)])
+      }
+    }
+    for try await page in pages {
+      names += page.value.dogs.map(\.name)
+    }
+    #expect(names == ["Dog 1", "Dog 2"])
+  }
+
+  @Test func aPageThatLinksBackEndsThePages() async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/dogs",
+      .status(200, body: Data("[]".utf8), headers: ["Link": #"</v1/dogs>; rel="next""#]))
+    var count = 0
+    for try await _ in client(stub).pages(Endpoint<[Dog]>(path: "dogs")) { count += 1 }
+    #expect(count == 1)
+  }
+
+  @Test(arguments: [
+    (
+      #"<https://a.example/p2>; rel="next", <https://a.example/p9>; rel="last""#,
+      "https://a.example/p2"
+    ),
+    (
+      #"<https://a.example/p9>; rel=last, <https://a.example/p2>; rel="prev next""#,
+      "https://a.example/p2"
+    ),
+    (#"</dogs?page=2>; rel="next""#, "https://api.example.com/dogs?page=2"),
+    (#"<https://a.example/p2>; rel="prev""#, nil),
+    ("garbage", nil),
+  ])
+  func readsLinkHeaders(value: String, next: String?) {
+    let header = LinkHeader(value, relativeTo: URL(string: "https://api.example.com/v1/dogs"))
+    #expect(header.url(for: "next")?.absoluteString == next)
+  }
+}

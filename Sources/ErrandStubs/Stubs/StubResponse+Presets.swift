@@ -24,13 +24,69 @@ extension StubResponse {
   /// listed in ``StubTransport/forwardedRequests``.
   public static var passthrough: StubResponse { StubResponse(.passthrough) }
 
-  /// A 200 whose JSON body is cut in half, as a server that stops writing would leave it.
+  /// A 200 whose JSON body stops half way because the connection dropped: the first half arrives,
+  /// then `URLError(.networkConnectionLost)`, as `URLSessionTransport` reports a server that stops
+  /// writing. The client reports ``APIError/transport(_:)``, not a decoding error.
   /// - Parameter value: The value whose encoding is cut.
   /// - Returns: The stub response.
   public static func truncated<Value: Encodable>(_ value: Value) -> StubResponse {
     guard let body = try? JSONEncoder.sorted().encode(value) else { return .json(value) }
-    return .status(
-      200, body: body.prefix(body.count / 2), headers: ["Content-Type": "application/json"])
+    return .droppedMidBody(
+      body, keeping: body.count / 2, headers: ["Content-Type": "application/json"])
+  }
+
+  /// The head arrives, then part of the body, then the connection drops:
+  /// `URLError(.networkConnectionLost)` after `keeping` bytes (half by default).
+  /// - Parameters:
+  ///   - body: The whole body the server meant to send.
+  ///   - keeping: How many bytes arrive before the drop.
+  ///   - status: The status code.
+  ///   - headers: The header fields.
+  /// - Returns: The stub response.
+  public static func droppedMidBody(
+    _ body: Data, keeping: Int? = nil, status: Int = 200, headers: HTTPHeaders = [:]
+  ) -> StubResponse {
+    let kept = body.prefix(max(0, min(keeping ?? body.count / 2, body.count)))
+    return .chunks(
+      kept.isEmpty ? [] : [Data(kept)], status: status, headers: headers,
+      failingWith: URLError(.networkConnectionLost))
+  }
+
+  /// The head arrives, then part of the body (or none), then nothing more: the call ends when its
+  /// deadline passes (``APIError/timedOut``) or its task is cancelled, as with a server that
+  /// stalls after its headers.
+  /// - Parameters:
+  ///   - body: The bytes that arrive before the stall.
+  ///   - status: The status code.
+  ///   - headers: The header fields.
+  /// - Returns: The stub response.
+  public static func stalledAfterHeaders(
+    body: Data = Data(), status: Int = 200, headers: HTTPHeaders = [:]
+  ) -> StubResponse {
+    var stream = StubStream(
+      head: HTTPResponse(status: status, headers: headers), chunks: body.isEmpty ? [] : [body],
+      interval: .zero, failure: nil)
+    stream.stalls = true
+    return StubResponse(.stream(stream))
+  }
+
+  /// A body that arrives a few bytes at a time: `chunkSize` bytes every `interval` on the stub's
+  /// clock (a `TestClock` makes a slow body take no wall time).
+  /// - Parameters:
+  ///   - body: The whole body.
+  ///   - chunkSize: The bytes in each piece.
+  ///   - interval: The wait between two pieces.
+  ///   - status: The status code.
+  ///   - headers: The header fields.
+  /// - Returns: The stub response.
+  public static func slowBody(
+    _ body: Data, chunkSize: Int, interval: Duration, status: Int = 200, headers: HTTPHeaders = [:]
+  ) -> StubResponse {
+    let size = max(1, chunkSize)
+    let chunks = stride(from: 0, to: body.count, by: size).map {
+      Data(body[body.startIndex + $0..<body.startIndex + min($0 + size, body.count)])
+    }
+    return .chunks(chunks, interval: interval, status: status, headers: headers)
   }
 
   /// A 200 that claims JSON but holds text that is not JSON (`error`).

@@ -8,6 +8,8 @@ struct StubStream: Sendable {
   var chunks: [Data]
   var interval: Duration
   var failure: (any Error)?
+  /// After the last chunk, the body never ends: only cancellation or a deadline stops it.
+  var stalls = false
 }
 
 extension StubResponse {

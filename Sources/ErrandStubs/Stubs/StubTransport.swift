@@ -183,6 +183,9 @@ public actor StubTransport: Transport {
       if let failure = stream.failure {
         throw failure
       }
+      if stream.stalls {
+        try await Self.stall()
+      }
       var response = stream.head
       response.body = body
       return response
@@ -231,12 +234,27 @@ public actor StubTransport: Transport {
           }
           writer.write(chunk)
         }
+        if stream.stalls {
+          do {
+            try await Self.stall()
+          } catch {
+            writer.finish(throwing: error)
+            return
+          }
+        }
         writer.finish(throwing: stream.failure)
       }
       feeding.withLock { $0 = task }
       var head = stream.head
       head.bodyStream = body
       return head
+    }
+  }
+
+  /// Wait until the task is cancelled: a server that never answers, or stops mid-body.
+  private static func stall() async throws {
+    while true {
+      try await Task.sleep(for: .seconds(3600))
     }
   }
 
@@ -313,9 +331,8 @@ public actor StubTransport: Transport {
     case .handler(let handler):
       return try await resolve(try await handler(request, call), request: request, call: call)
     case .hang:
-      while true {
-        try await Task.sleep(for: .seconds(3600))
-      }
+      try await Self.stall()
+      return .whole(HTTPResponse(status: 500))
     }
   }
 

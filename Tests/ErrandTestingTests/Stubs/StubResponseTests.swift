@@ -63,7 +63,8 @@ import Testing
     ("notConnected", .notConnected, "transport"),
     ("connectionLost", .connectionLost, "transport"),
     ("connectionRefused", .connectionRefused, "transport"),
-    ("truncated", .truncated([Dog(name: "Rex"), Dog(name: "Bella")]), "decoding"),
+    ("truncated", .truncated([Dog(name: "Rex"), Dog(name: "Bella")]), "transport"),
+    ("droppedMidBody", .droppedMidBody(Data("0123456789".utf8)), "transport"),
     ("invalidJSON", .invalidJSON, "decoding"),
     ("status 500", .status(500), "unacceptableStatus"),
     ("error 418", .json(["error": "teapot"], status: 418), "unacceptableStatus"),
@@ -89,12 +90,50 @@ import Testing
     #expect(error.code == code)
   }
 
-  @Test func truncatedBodyIsHalfTheJSON() async throws {
-    let full = try JSONEncoder().encode([Dog(name: "Rex"), Dog(name: "Bella")])
-    let response = try await StubTransport { _ in
-      .truncated([Dog(name: "Rex"), Dog(name: "Bella")])
+  @Test func aTruncatedBodyStreamsItsFirstHalfThenDrops() async throws {
+    let full = try JSONEncoder.sorted().encode([Dog(name: "Rex"), Dog(name: "Bella")])
+    let stub = StubTransport { _ in .truncated([Dog(name: "Rex"), Dog(name: "Bella")]) }
+    var received = Data()
+    let error = await #expect(throws: APIError.self) {
+      for try await chunk in try await client(stub).stream(
+        Endpoint<Data>(path: "x", decoding: .data))
+      {
+        received.append(chunk)
+      }
     }
-    .send(request(.get, "/x"))
-    #expect(response.body == full.prefix(full.count / 2))
+    #expect(received == full.prefix(full.count / 2))
+    #expect(error?.urlError?.code == .networkConnectionLost)
+  }
+
+  @Test func aStallAfterTheHeadersEndsAtTheDeadline() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(.get, "/v1/x", .stalledAfterHeaders(body: Data("part".utf8)))
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(timeout: .seconds(30), clock: clock))
+    let call = Task { try await client.send(Endpoint<Data>(path: "x", decoding: .data)) }
+    #expect(await clock.waitForSleepers(1))
+    await clock.advance(by: .seconds(30))
+    let error = await #expect(throws: APIError.self) { try await call.value }
+    #expect(error?.kind == .timedOut)
+  }
+
+  @Test func aSlowBodyArrivesPieceByPieceOnTheClock() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(
+      .get, "/v1/x", .slowBody(Data("abcdefg".utf8), chunkSize: 3, interval: .seconds(1)))
+    let stream = try await client(stub).stream(Endpoint<Data>(path: "x", decoding: .data))
+    let reader = Task {
+      var pieces: [String] = []
+      for try await chunk in stream { pieces.append(String(decoding: chunk, as: UTF8.self)) }
+      return pieces
+    }
+    for _ in 0..<2 {
+      #expect(await clock.waitForSleepers(1))
+      await clock.advance(by: .seconds(1))
+    }
+    #expect(try await reader.value == ["abc", "def", "g"])
   }
 }

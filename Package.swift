@@ -10,12 +10,13 @@ let package = Package(
     .library(name: "ErrandStubs", targets: ["ErrandStubs"]),
     // What test targets import: ErrandStubs, plus reporting to Swift Testing.
     .library(name: "ErrandTesting", targets: ["ErrandTesting"]),
+    // A scripted HTTP/1.1 server on 127.0.0.1, for code that owns its own URLSession.
+    .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
   ],
   targets: [
     .target(name: "Errand"),
     .target(name: "ErrandStubs", dependencies: ["Errand"]),
     .target(name: "ErrandTesting", dependencies: ["ErrandStubs"]),
-    // Test support, not a product: a scripted HTTP/1.1 server on 127.0.0.1.
     .target(name: "LoopbackServer", dependencies: ["Errand"]),
     // The example a newcomer runs first: `swift run dogpatch`.
     .target(

@@ -1,14 +1,23 @@
 import Errand
 import Foundation
 
-/// A small HTTP/1.1 server on 127.0.0.1 for tests: each test starts its own on a free port,
-/// scripts its responses, and reads back what it received.
+/// A small HTTP/1.1 server on 127.0.0.1 for tests, in the spirit of OkHttp's MockWebServer:
+/// each test starts its own on a free port, scripts its responses (or routes them with a
+/// closure), and reads back what it received. For code that owns its own `URLSession` (an image
+/// loader, a vendor SDK) and can only be tested against a real socket.
 ///
 /// ```swift
-/// let server = try LoopbackServer { request in .json(#"{"name":"Rex"}"#) }
+/// let server = try LoopbackServer()
 /// defer { server.stop() }
-/// let client = APIClient(baseURL: server.baseURL, transport: URLSessionTransport())
+/// server.enqueue(.json(#"{"name":"Rex"}"#), ScriptedResponse(status: 503))
+/// let (data, _) = try await URLSession.shared.data(from: server.url("/dogs/1"))
+/// let request = try await server.takeRequest()      // method, path, headers, body
 /// ```
+///
+/// Responses can misbehave as servers do (``ScriptedResponse/Ending``): drop the connection
+/// mid-body, reset it, stall before the headers or mid-body, send a body slowly, or send bytes that
+/// are not HTTP at all (``ScriptedResponse/raw(_:)``). No TLS. Linux and Apple platforms (BSD
+/// sockets).
 ///
 /// Every connection is answered with `Connection: close` and handled on its own thread, so slow or
 /// broken responses never hold up others. The server stops when `stop()` is called or when it is
@@ -25,12 +34,37 @@ public final class LoopbackServer: Sendable {
     var stopped = false
     var requests: [RecordedRequest] = []
     var earlyDisconnects = 0
+    var taken = 0
+  }
+
+  /// The responses ``enqueue(_:)`` lined up, for a server created with ``init()``.
+  private let queue: Locked<[ScriptedResponse]>
+
+  /// Start a server that answers requests with the responses ``enqueue(_:)`` lines up, in order;
+  /// when none is left it answers `500` with the body `nothing enqueued`.
+  /// - Throws: When no port can be bound.
+  public convenience init() throws {
+    let queue = Locked<[ScriptedResponse]>([])
+    try self.init(queue: queue) { _ in
+      queue.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        ?? ScriptedResponse(status: 500, body: Data("nothing enqueued".utf8))
+    }
   }
 
   /// Start a server that answers every request with `handler`.
   /// - Parameter handler: Called on the connection's thread with each request; returns the script.
   /// - Throws: When no port can be bound.
-  public init(_ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse) throws {
+  public convenience init(_ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse)
+    throws
+  {
+    try self.init(queue: Locked([]), handler)
+  }
+
+  private init(
+    queue: Locked<[ScriptedResponse]>,
+    _ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
+  ) throws {
+    self.queue = queue
     let (listener, port) = try Socket.makeListener()
     self.port = port
     guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
@@ -103,6 +137,41 @@ public final class LoopbackServer: Sendable {
   /// - Returns: `true` when a disconnect was seen in time.
   public func waitForEarlyDisconnect(timeout: Duration = .seconds(10)) async -> Bool {
     await waitUntil(timeout: timeout) { $0.earlyDisconnects > 0 }
+  }
+
+  /// Line up responses for the next requests, in order (for a server created with ``init()``).
+  /// - Parameter responses: The scripts.
+  public func enqueue(_ responses: ScriptedResponse...) {
+    queue.withLock { $0 += responses }
+  }
+
+  /// The next request the server received that no earlier call returned, waiting for it to
+  /// arrive: requests come back one by one, in order of arrival.
+  /// - Parameter timeout: The longest to wait.
+  /// - Returns: The request.
+  /// - Throws: ``NoRequest`` when none arrives in time.
+  public func takeRequest(timeout: Duration = .seconds(10)) async throws -> RecordedRequest {
+    let arrived = await waitUntil(timeout: timeout) { $0.requests.count > $0.taken }
+    guard arrived else {
+      throw NoRequest(waited: timeout, received: requests.count)
+    }
+    return state.withLock { state in
+      state.taken += 1
+      return state.requests[state.taken - 1]
+    }
+  }
+
+  /// No request arrived within ``takeRequest(timeout:)``'s time.
+  public struct NoRequest: Error, CustomStringConvertible {
+    /// How long the call waited.
+    public var waited: Duration
+    /// How many requests the server had received in all.
+    public var received: Int
+
+    /// What happened, in one line.
+    public var description: String {
+      "LoopbackServer received no new request within \(waited) (\(received) received in all)."
+    }
   }
 
   /// Stop accepting connections. Connections in progress finish their current step and close.

@@ -26,7 +26,7 @@ extension StubResponse {
 
   /// A 200 whose JSON body stops half way because the connection dropped: the first half arrives,
   /// then `URLError(.networkConnectionLost)`, as `URLSessionTransport` reports a server that stops
-  /// writing. The client reports ``APIError/transport(_:)``, not a decoding error.
+  /// writing. The client reports `APIError.transport`, not a decoding error.
   /// - Parameter value: The value whose encoding is cut.
   /// - Returns: The stub response.
   public static func truncated<Value: Encodable>(_ value: Value) -> StubResponse {
@@ -53,7 +53,7 @@ extension StubResponse {
   }
 
   /// The head arrives, then part of the body (or none), then nothing more: the call ends when its
-  /// deadline passes (``APIError/timedOut``) or its task is cancelled, as with a server that
+  /// deadline passes (`APIError.timedOut`) or its task is cancelled, as with a server that
   /// stalls after its headers.
   /// - Parameters:
   ///   - body: The bytes that arrive before the stall.

@@ -12,6 +12,9 @@ import Testing
     var name: String
     var preset: StubResponse
     var server: @Sendable (RecordedRequest) -> ScriptedResponse
+    /// Short for the rows that stall, so that they end; generous for the rest, which must not
+    /// time out on a machine busy with other suites.
+    var timeout: Duration = .seconds(20)
     var testDescription: String { name }
   }
 
@@ -33,10 +36,11 @@ import Testing
       }),
     Row(
       name: "stalled after the headers", preset: .stalledAfterHeaders(body: Data("[".utf8)),
-      server: { _ in ScriptedResponse(body: json, delayMidBody: .seconds(30)) }),
+      server: { _ in ScriptedResponse(body: json, delayMidBody: .seconds(30)) },
+      timeout: .seconds(1)),
     Row(
       name: "no answer at all", preset: .hang,
-      server: { _ in ScriptedResponse(delayBeforeHeaders: .seconds(30)) }),
+      server: { _ in ScriptedResponse(delayBeforeHeaders: .seconds(30)) }, timeout: .seconds(1)),
     Row(
       name: "a slow body", preset: .slowBody(json, chunkSize: 8, interval: .milliseconds(5)),
       server: { _ in ScriptedResponse(body: json, chunkSize: 8) }),
@@ -48,9 +52,9 @@ import Testing
       server: { _ in .json(#"{"error":"down"}"#, status: 503) }),
   ]
 
-  static func outcome(_ client: APIClient) async -> String {
+  static func outcome(_ client: APIClient, timeout: Duration = .seconds(20)) async -> String {
     do {
-      let dogs = try await client.send(Endpoint<[Dog]>(path: "dogs", timeout: .seconds(1)))
+      let dogs = try await client.send(Endpoint<[Dog]>(path: "dogs", timeout: timeout))
       return "\(dogs.count) dogs"
     } catch let error as APIError {
       return error.kind.rawValue + (error.urlError.map { " \($0.code.rawValue)" } ?? "")
@@ -64,10 +68,10 @@ import Testing
   func endsTheWayTheRealFaultDoes(_ row: Row) async throws {
     let server = try LoopbackServer(row.server)
     defer { server.stop() }
-    let real = await Self.outcome(liveClient(server.baseURL))
+    let real = await Self.outcome(liveClient(server.baseURL), timeout: row.timeout)
     let stubbed = await Self.outcome(
-      APIClient(
-        baseURL: server.baseURL, transport: StubTransport { _ in row.preset }))
+      APIClient(baseURL: server.baseURL, transport: StubTransport { _ in row.preset }),
+      timeout: row.timeout)
     #expect(stubbed == real)
   }
 

@@ -50,14 +50,22 @@ import Testing
   }
 
   @Test func passThrough() async throws {
-    let live = StubTransport()  // stands in for URLSessionTransport() here
-    await live.on(.get, "/v1/me", .json(Dog(name: "Owner")))
-    // As in README:
-    let partial = StubTransport(passthrough: live)
+    // As in README (only the stubbed route is called, so nothing reaches the network):
+    let partial = StubTransport(passthrough: URLSessionTransport())
     await partial.on(.get, "/v1/dogs/7", .status(404))  // this one is stubbed
     await partial.on(.get, "/v1/me", .passthrough)  // this one is real, and says so
-    #expect(try await client(partial).send(Endpoint<Dog>(path: "me")) == Dog(name: "Owner"))
-    #expect(await partial.forwardedRequests.map(\.url.path) == ["/v1/me"])
+    let error = await #expect(throws: APIError.self) {
+      try await client(partial).send(Endpoint<Dog>(path: "dogs/7"))
+    }
+    #expect(error?.response?.status == 404)
+    #expect(await partial.forwardedRequests.isEmpty)
+    // The same stub over a stand-in for the real API forwards what it does not stub.
+    let live = StubTransport()
+    await live.on(.get, "/v1/me", .json(Dog(name: "Owner")))
+    let overStandIn = StubTransport(passthrough: live)
+    await overStandIn.on(.get, "/v1/me", .passthrough)
+    #expect(try await client(overStandIn).send(Endpoint<Dog>(path: "me")) == Dog(name: "Owner"))
+    #expect(await overStandIn.forwardedRequests.map(\.url.path) == ["/v1/me"])
   }
 
   @Test func pagination() async throws {

@@ -23,6 +23,25 @@ import Testing
     #expect(error?.localizedDescription.hasPrefix("The request stopped at a redirect") == true)
   }
 
+  @Test(arguments: [false, true])
+  func aRefusedRedirectIsTheErrorOfAStreamedCallToo(streams: Bool) async throws {
+    let server = try LoopbackServer { _ in
+      ScriptedResponse(
+        status: 302, headers: [("Location", "file:///etc/passwd")], body: Data("moved".utf8))
+    }
+    defer { server.stop() }
+    let client = liveClient(server.baseURL)
+    let endpoint = Endpoint<Data>(path: "start", decoding: .data)
+    let error = await #expect(throws: APIError.self) {
+      if streams {
+        for try await _ in try await client.stream(endpoint) {}
+      } else {
+        _ = try await client.send(endpoint)
+      }
+    }
+    #expect((error?.underlyingError as? RefusedRedirectError)?.reason == .unsupportedScheme)
+  }
+
   @Test func aUserAndPasswordInALocationNeverBecomeCredentials() async throws {
     let other = try LoopbackServer { _ in .text("elsewhere") }
     defer { other.stop() }
@@ -64,6 +83,18 @@ import Testing
       Endpoint<String>(method: .post, path: "start", body: .data(Data("payload".utf8))))
     #expect(answer == "kept")
     #expect(server.requests.last?.body == Data("payload".utf8))
+  }
+
+  @Test func endless307sWithABodyAreTooManyRedirects() async throws {
+    let server = try LoopbackServer { request in
+      .redirect(to: URL(string: "/again\(request.path.count)")!, status: 307)
+    }
+    defer { server.stop() }
+    let error = await #expect(throws: APIError.self) {
+      _ = try await liveClient(server.baseURL).send(
+        Endpoint<Data>(method: .post, path: "start", body: .data(Data("x".utf8)), decoding: .data))
+    }
+    #expect(error?.urlError?.code == .httpTooManyRedirects)
   }
 
   @Test func aTrustedHostReceivesCredentialsAcrossOrigins() async throws {

@@ -89,6 +89,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
   ) {
     let id = dataTask.taskIdentifier
+    if let refusal = refused.withLock({ $0.removeValue(forKey: id) }) {
+      // A redirect this delegate refused arrives as the final answer: end with the refusal, not
+      // with a head that would read as an unacceptable status.
+      finish(id) { _ in .failure(refusal) }
+      completionHandler(.cancel)
+      return
+    }
     let expected = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
     let tooLong = exchanges.withLock { exchanges in
       guard let limit = exchanges[id]?.limit, let expected else { return false }

@@ -115,7 +115,7 @@ public final class URLSessionTransport: Transport {
         request.url = resend.location
       }
     }
-    return try await attempt(request, streams: streams)
+    throw URLError(.httpTooManyRedirects)
   }
 
   /// How many times a request is sent again, with its body, after `307`/`308` redirects within

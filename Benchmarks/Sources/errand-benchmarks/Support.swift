@@ -22,6 +22,11 @@ func median(_ values: [Double]) -> Double {
     ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
+/// The processor time this process has used, in seconds (user and system, all threads).
+func cpuSeconds() -> Double {
+  Double(clock()) / Double(CLOCKS_PER_SEC)
+}
+
 /// Seconds since some fixed point, for timing.
 func now() -> Double {
   Double(DispatchTime.now().uptimeNanoseconds) / 1e9

@@ -11,6 +11,53 @@ struct Contender: Sendable {
   var fetch: @Sendable () async throws -> Void
 }
 
+/// One contender at one concurrency: requests per second in each round, and processor time per
+/// request (microseconds) in each round.
+struct Samples: Sendable {
+  var rates: [Double] = []
+  var cpu: [Double] = []
+}
+
+/// A URLSession data task with a session delegate and nothing else: what any delegate-based
+/// client pays before its own code runs.
+final class RawDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  private let lock = NSLock()
+  private var pending: [Int: (data: Data, continuation: CheckedContinuation<Data, any Error>)] = [:]
+  /// Set once in `init`, before any task runs.
+  private(set) var session: URLSession!
+
+  override init() {
+    super.init()
+    session = URLSession(
+      configuration: URLSessionTransport.defaultConfiguration(), delegate: self, delegateQueue: nil)
+  }
+
+  func fetch(_ request: URLRequest) async throws -> Data {
+    try await withCheckedThrowingContinuation { continuation in
+      let task = session.dataTask(with: request)
+      lock.withLock { pending[task.taskIdentifier] = (Data(), continuation) }
+      task.resume()
+    }
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    lock.withLock { pending[dataTask.taskIdentifier]?.data.append(data) }
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
+  ) {
+    guard let entry = lock.withLock({ pending.removeValue(forKey: task.taskIdentifier) }) else {
+      return
+    }
+    if let error {
+      entry.continuation.resume(throwing: error)
+    } else {
+      entry.continuation.resume(returning: entry.data)
+    }
+  }
+}
+
 /// Requests per second of each contender at each concurrency, rounds interleaved, medians kept.
 enum Throughput {
   static func contenders(url: URL) -> [Contender] {
@@ -21,6 +68,7 @@ enum Throughput {
     let client = APIClient(baseURL: base, transport: URLSessionTransport())
     let endpoint = Endpoint<[Dog]>(path: url.lastPathComponent)
     let request = URLRequest(url: url)
+    let raw = RawDelegate()
     return [
       Contender(name: "URLSession, default configuration") {
         let (data, _) = try await defaultSession.data(for: request)
@@ -33,6 +81,9 @@ enum Throughput {
       Contender(name: "Errand APIClient + URLSessionTransport") {
         _ = try await client.send(endpoint)
       },
+      Contender(name: "raw delegate task, Errand's configuration") {
+        _ = try JSONDecoder().decode([Dog].self, from: try await raw.fetch(request))
+      },
       Contender(name: "URLSessionTransport alone") {
         let response = try await transport.send(HTTPRequest(url: url))
         _ = try JSONDecoder().decode([Dog].self, from: response.body)
@@ -40,9 +91,13 @@ enum Throughput {
     ]
   }
 
-  /// Completed requests per second for one contender, `concurrency` workers, for `seconds`.
-  static func measure(_ contender: Contender, concurrency: Int, seconds: Double) async -> Double {
+  /// Completed requests per second for one contender, `concurrency` workers, for `seconds`, and
+  /// the processor time per request in microseconds.
+  static func measure(_ contender: Contender, concurrency: Int, seconds: Double) async -> (
+    rate: Double, cpu: Double
+  ) {
     let start = now()
+    let cpuStart = cpuSeconds()
     let deadline = start + seconds
     let completed = await withTaskGroup(of: Int.self) { group in
       for _ in 0..<concurrency {
@@ -61,31 +116,35 @@ enum Throughput {
       }
       return await group.reduce(0, +)
     }
-    return Double(completed) / (now() - start)
+    let cpu = (cpuSeconds() - cpuStart) * 1e6 / Double(max(completed, 1))
+    return (Double(completed) / (now() - start), cpu)
   }
 
-  /// Medians per contender per concurrency.
+  /// The samples of each contender (in `contenders(url:)` order) at each concurrency.
   static func run(url: URL, concurrencies: [Int], rounds: Int, seconds: Double) async -> [Int:
-    [Double]]
+    [Samples]]
   {
     let contenders = contenders(url: url)
     for contender in contenders {
       _ = await measure(contender, concurrency: 4, seconds: 0.5)  // warm up connections and caches
     }
-    var results: [Int: [Double]] = [:]
+    var results: [Int: [Samples]] = [:]
     for concurrency in concurrencies {
-      var samples = Array(repeating: [Double](), count: contenders.count)
+      var samples = Array(repeating: Samples(), count: contenders.count)
       for round in 0..<rounds {
         // Interleave, and rotate who goes first, so that drift affects every contender alike.
         for offset in 0..<contenders.count {
           let index = (offset + round) % contenders.count
-          samples[index].append(
-            await measure(contenders[index], concurrency: concurrency, seconds: seconds))
+          let (rate, cpu) = await measure(
+            contenders[index], concurrency: concurrency, seconds: seconds)
+          samples[index].rates.append(rate)
+          samples[index].cpu.append(cpu)
         }
       }
-      results[concurrency] = samples.map(median)
+      results[concurrency] = samples
       FileHandle.standardError.write(
-        Data("concurrency \(concurrency): \(results[concurrency]!.map { format($0) })\n".utf8))
+        Data(
+          "concurrency \(concurrency): \(samples.map { format(median($0.rates)) })\n".utf8))
     }
     return results
   }

@@ -59,18 +59,34 @@ var report = """
   release build, server: \(options["--server"] ?? url.absoluteString); medians of \(rounds) interleaved \
   rounds of \(format(seconds, decimals: 1)) s each.
 
-  ## Throughput of a small JSON GET (requests per second, fetch and decode)
+  ## Throughput of a small JSON GET (fetch and decode)
 
-  | Concurrency | URLSession default | URLSession, Errand's configuration | Errand | Errand / same config | Errand / default | URLSessionTransport alone |
-  | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+  Requests per second, median (min–max) of the rounds; processor time per request (user and
+  system, whole process, median); and the ratio to raw `URLSession.data(for:)` with Errand's
+  configuration, computed round by round (median, min–max).
+
+  | Concurrency | Contender | Requests/s | CPU µs/request | / raw, same configuration |
+  | ---: | --- | ---: | ---: | ---: |
 
   """
+let names = [
+  "URLSession data(for:), default configuration", "URLSession data(for:), Errand's configuration",
+  "Errand APIClient + URLSessionTransport", "raw delegate task, Errand's configuration",
+  "URLSessionTransport alone",
+]
+func range(_ values: [Double], decimals: Int = 0) -> String {
+  "\(format(median(values), decimals: decimals)) (\(format(values.min() ?? 0, decimals: decimals))–\(format(values.max() ?? 0, decimals: decimals)))"
+}
 for concurrency in concurrencies {
-  let row = throughput[concurrency] ?? [0, 0, 0, 0]
-  let (rawDefault, rawSame, errand, transportAlone) = (row[0], row[1], row[2], row[3])
-  report +=
-    "| \(concurrency) | \(format(rawDefault)) | \(format(rawSame)) | \(format(errand)) | "
-    + "\(format(errand / rawSame, decimals: 2)) | \(format(errand / rawDefault, decimals: 2)) | \(format(transportAlone)) |\n"
+  let contenders = throughput[concurrency] ?? []
+  guard contenders.count == names.count else { continue }
+  let baseline = contenders[1].rates
+  for (index, samples) in contenders.enumerated() {
+    let ratios = zip(samples.rates, baseline).map { $0 / max($1, 1) }
+    report +=
+      "| \(concurrency) | \(names[index]) | \(range(samples.rates)) | "
+      + "\(format(median(samples.cpu))) | \(range(ratios, decimals: 2)) |\n"
+  }
 }
 report += """
 

@@ -87,7 +87,8 @@ public final class URLSessionTransport: Transport {
   /// - Parameter request: The request to send.
   /// - Returns: The response, whatever its status.
   /// - Throws: The `URLError` that URLSession reports (`.dataLengthExceedsMaximum` for a body
-  ///   over the limit), or ``InsecureRedirectError``.
+  ///   over the limit, `.badServerResponse` for an answer that is not valid HTTP), or the
+  ///   ``InsecureRedirectError`` or ``RefusedRedirectError`` of a redirect it would not follow.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await start(request, streams: false)
   }

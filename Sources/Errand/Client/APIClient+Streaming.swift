@@ -22,20 +22,15 @@ extension APIClient {
     let request = try makeRequest(for: endpoint)
     var response = try await ExchangeMode.$streams.withValue(true) {
       try await run(request, for: endpoint)
-    }
-    let body = response.bodyStream ?? HTTPBody(response.body)
+    }.streamingBody()
+    let body = response.bodyStream ?? HTTPBody(Data())
     response.bodyStream = nil
-    response.body = Data()
     let stream = ResponseStream(
       response: response, request: request, body: body, idleTimeout: request.timeout,
       clock: configuration.clock)
-    let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
-    guard acceptable.contains(response.status) else {
+    guard accepts(response.status, for: endpoint) else {
       response.body = await stream.prefix(upTo: 64 * 1024)
-      if let failure = endpoint.failureDecoding ?? configuration.failureDecoding {
-        response.decodedFailure = failure.decode(response.body, configuration.decoder)
-      }
-      throw APIError.unacceptableStatus(response)
+      throw unacceptable(response, for: endpoint)
     }
     return stream
   }

@@ -10,13 +10,8 @@ extension APIClient {
   public nonisolated func validate<Value>(_ response: HTTPResponse, for endpoint: Endpoint<Value>)
     throws
   {
-    let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
-    guard acceptable.contains(response.status) else {
-      var rejected = response
-      if let failure = endpoint.failureDecoding ?? configuration.failureDecoding {
-        rejected.decodedFailure = failure.decode(response.body, configuration.decoder)
-      }
-      throw APIError.unacceptableStatus(rejected)
+    guard accepts(response.status, for: endpoint) else {
+      throw unacceptable(response, for: endpoint)
     }
   }
 
@@ -36,5 +31,22 @@ extension APIClient {
     } catch {
       throw APIError.decoding(error, response)
     }
+  }
+
+  /// Whether the endpoint (else the client) counts `status` as success.
+  nonisolated func accepts<Value>(_ status: Int, for endpoint: Endpoint<Value>) -> Bool {
+    (endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes).contains(status)
+  }
+
+  /// The error for an unacceptable answer, its body read into the app's error model when the
+  /// endpoint or the client says how (``FailureDecoding``).
+  nonisolated func unacceptable<Value>(_ response: HTTPResponse, for endpoint: Endpoint<Value>)
+    -> APIError
+  {
+    var rejected = response
+    if let failure = endpoint.failureDecoding ?? configuration.failureDecoding {
+      rejected.decodedFailure = failure.decode(response.body, configuration.decoder)
+    }
+    return .unacceptableStatus(rejected)
   }
 }

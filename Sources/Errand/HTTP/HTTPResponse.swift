@@ -59,6 +59,17 @@ public struct HTTPResponse: Sendable, Hashable {
     self.bodyStream = bodyStream
   }
 
+  /// This response with its body in ``bodyStream``: unchanged when it already streams, else the
+  /// whole ``body`` as one chunk.
+  /// - Returns: The response, its ``body`` empty.
+  public func streamingBody() -> HTTPResponse {
+    guard bodyStream == nil else { return self }
+    var streamed = self
+    streamed.bodyStream = HTTPBody(body)
+    streamed.body = Data()
+    return streamed
+  }
+
   /// This response with its streamed body read into ``body`` (unchanged when it has none).
   /// - Parameter maximum: The most bytes to accept.
   /// - Returns: The response with the whole body.

@@ -31,12 +31,10 @@ extension HTTPResponse: CustomReflectable {
 }
 
 extension Redaction {
-  /// A body for a debugger: its size, and its text when it is UTF-8 (first 1,000 bytes).
+  /// A body for a debugger: its size, and its text as error messages quote it.
   static func preview(_ body: Data?) -> String {
     guard let body, !body.isEmpty else { return "empty" }
-    guard let text = String(data: body.prefix(1_000), encoding: .utf8) else {
-      return "\(body.count) bytes"
-    }
-    return "\(body.count) bytes: \(text)\(body.count > 1_000 ? "…" : "")"
+    return "\(body.count) bytes"
+      + (APIError.bodyPreview(body, limit: 1_000).map { ": \($0)" } ?? "")
   }
 }

@@ -69,14 +69,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
     let result = outcome(exchange.body)
     if let continuation = exchange.continuation {
-      continuation.resume(
-        with: result.map { response in
-          guard exchange.streams else { return response }
-          var head = response
-          head.bodyStream = HTTPBody(response.body)
-          head.body = Data()
-          return head
-        })
+      continuation.resume(with: result.map { exchange.streams ? $0.streamingBody() : $0 })
     } else if case .failure(let error) = result {
       exchange.writer?.finish(throwing: error)
     } else {

@@ -41,11 +41,6 @@ extension Transport {
   /// - Returns: The response, its body in ``HTTPResponse/bodyStream``.
   /// - Throws: What ``send(_:)`` throws.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-    var response = try await send(request)
-    if response.bodyStream == nil {
-      response.bodyStream = HTTPBody(response.body)
-      response.body = Data()
-    }
-    return response
+    try await send(request).streamingBody()
   }
 }

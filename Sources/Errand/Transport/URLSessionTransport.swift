@@ -133,7 +133,7 @@ public final class URLSessionTransport: Transport {
     let limit = request.maximumResponseSize
     let progress = UploadProgress.observer
     let running = Locked(RunningTask())
-    var response = try await withTaskCancellationHandler {
+    let response = try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let task: URLSessionDataTask
         if let delegate {
@@ -186,11 +186,7 @@ public final class URLSessionTransport: Transport {
     if let limit, response.body.count > limit {
       throw URLError(.dataLengthExceedsMaximum)
     }
-    if streams && response.bodyStream == nil {
-      response.bodyStream = HTTPBody(response.body)
-      response.body = Data()
-    }
-    return response
+    return streams ? response.streamingBody() : response
   }
 }
 

@@ -67,12 +67,7 @@ public struct ContractCase: Sendable, CustomStringConvertible {
   )
     -> ContractCase
   {
-    let raw = Endpoint<Data>(
-      method: endpoint.method, path: endpoint.path, query: endpoint.query,
-      headers: endpoint.headers,
-      body: endpoint.body, requiresAuthentication: endpoint.requiresAuthentication,
-      timeout: endpoint.timeout,
-      decoding: .data, acceptableStatusCodes: 0..<1000)
+    let raw = rawEndpoint(endpoint)
     let expected = "status \(status)" + (body.map { "\nbody \(Rendering.text($0))" } ?? "")
     return ContractCase(
       name: name, expectation: "status \(status)", makeRequest: { try $0.makeRequest(for: raw) },
@@ -106,12 +101,7 @@ public struct ContractCase: Sendable, CustomStringConvertible {
   public static func status<Value, Failure: Codable & Equatable & Sendable>(
     _ name: String, _ endpoint: Endpoint<Value>, _ status: Int, failure: Failure
   ) -> ContractCase {
-    let raw = Endpoint<Data>(
-      method: endpoint.method, path: endpoint.path, query: endpoint.query,
-      headers: endpoint.headers,
-      body: endpoint.body, requiresAuthentication: endpoint.requiresAuthentication,
-      timeout: endpoint.timeout,
-      decoding: .data, acceptableStatusCodes: 0..<1000)
+    let raw = rawEndpoint(endpoint)
     let expected = "status \(status)\nfailure \(Rendering.json(failure))"
     return ContractCase(
       name: name, expectation: expected, makeRequest: { try $0.makeRequest(for: raw) },
@@ -185,5 +175,16 @@ public struct ContractCase: Sendable, CustomStringConvertible {
   public func verify(against transport: any Transport, baseURL: URL) async throws(ContractViolation)
   {
     try await verify(with: APIClient(baseURL: baseURL, transport: transport))
+  }
+
+  /// The same call, reading any status and the body as raw bytes, so a check sees what the API
+  /// answered rather than how the endpoint would decode it.
+  private static func rawEndpoint<Value>(_ endpoint: Endpoint<Value>) -> Endpoint<Data> {
+    Endpoint<Data>(
+      method: endpoint.method, path: endpoint.path, query: endpoint.query,
+      headers: endpoint.headers,
+      body: endpoint.body, requiresAuthentication: endpoint.requiresAuthentication,
+      timeout: endpoint.timeout,
+      decoding: .data, acceptableStatusCodes: 0..<1000)
   }
 }

@@ -166,29 +166,11 @@ public actor StubTransport: Transport {
     switch try await answer(request, streams: false) {
     case .forwarded(let response):
       return response
-    case .passthrough:
-      throw NoPassthrough(request: request)
     case .whole(let response):
       guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
       return response
     case .streamed(let stream):
-      var body = Data()
-      for (index, chunk) in stream.chunks.enumerated() {
-        if index > 0, stream.interval > .zero {
-          try await clock.sleep(for: stream.interval)
-        }
-        body.append(chunk)
-        guard body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
-      }
-      if let failure = stream.failure {
-        throw failure
-      }
-      if stream.stalls {
-        try await Self.stall()
-      }
-      var response = stream.head
-      response.body = body
-      return response
+      return try await feed(stream, limit: limit).collectingBody(upTo: limit)
     }
   }
 
@@ -204,51 +186,45 @@ public actor StubTransport: Transport {
     switch try await answer(request, streams: true) {
     case .forwarded(let response):
       return response
-    case .passthrough:
-      throw NoPassthrough(request: request)
-    case .whole(var response):
+    case .whole(let response):
       guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
-      response.bodyStream = HTTPBody(response.body)
-      response.body = Data()
-      return response
+      return response.streamingBody()
     case .streamed(let stream):
-      let feeding = Locked<Task<Void, Never>?>(nil)
-      let (body, writer) = HTTPBody.makeStream(
-        expectedLength: nil, onCancel: { feeding.withLock { $0 }?.cancel() })
-      let clock = clock
-      let task = Task {
-        var sent = 0
+      return feed(stream, limit: limit)
+    }
+  }
+
+  /// The head of a streamed answer, its body written chunk by chunk on the stub's clock by a task
+  /// that stops when the reader does; a body over `limit` ends with
+  /// `URLError(.dataLengthExceedsMaximum)`.
+  private func feed(_ stream: StubStream, limit: Int) -> HTTPResponse {
+    let feeding = Locked<Task<Void, Never>?>(nil)
+    let (body, writer) = HTTPBody.makeStream(
+      expectedLength: nil, onCancel: { feeding.withLock { $0 }?.cancel() })
+    let clock = clock
+    let task = Task {
+      var sent = 0
+      do {
         for (index, chunk) in stream.chunks.enumerated() {
           if index > 0, stream.interval > .zero {
-            do {
-              try await clock.sleep(for: stream.interval)
-            } catch {
-              writer.finish(throwing: error)
-              return
-            }
+            try await clock.sleep(for: stream.interval)
           }
           sent += chunk.count
-          guard sent <= limit else {
-            writer.finish(throwing: URLError(.dataLengthExceedsMaximum))
-            return
-          }
+          guard sent <= limit else { throw URLError(.dataLengthExceedsMaximum) }
           writer.write(chunk)
         }
         if stream.stalls {
-          do {
-            try await Self.stall()
-          } catch {
-            writer.finish(throwing: error)
-            return
-          }
+          try await Self.stall()
         }
         writer.finish(throwing: stream.failure)
+      } catch {
+        writer.finish(throwing: error)
       }
-      feeding.withLock { $0 = task }
-      var head = stream.head
-      head.bodyStream = body
-      return head
     }
+    feeding.withLock { $0 = task }
+    var head = stream.head
+    head.bodyStream = body
+    return head
   }
 
   /// Wait until the task is cancelled: a server that never answers, or stops mid-body.
@@ -258,12 +234,17 @@ public actor StubTransport: Transport {
     }
   }
 
-  /// A resolved answer: a whole response, one whose body streams, the upstream's answer, or a
-  /// request to forward.
+  /// An answer to give: a whole response, one whose body streams, or the upstream's.
   private enum Answer {
     case whole(HTTPResponse)
     case streamed(StubStream)
     case forwarded(HTTPResponse)
+  }
+
+  /// A route's answer once sequences, handlers and delays are worked out.
+  private enum Resolved {
+    case whole(HTTPResponse)
+    case streamed(StubStream)
     case passthrough
   }
 
@@ -296,8 +277,6 @@ public actor StubTransport: Transport {
       forwardedRequests.append(request)
       return .forwarded(
         streams ? try await upstream.stream(request) : try await upstream.send(request))
-    case .forwarded(let response):
-      return .forwarded(response)
     case .whole(var response):
       response.url = response.url ?? request.url
       return .whole(response)
@@ -309,7 +288,7 @@ public actor StubTransport: Transport {
 
   /// Work out an answer: pick from sequences, run handlers, wait out delays, throw errors.
   private func resolve(_ answer: StubResponse, request: HTTPRequest, call: Int) async throws
-    -> Answer
+    -> Resolved
   {
     let delay = answer.delay ?? defaultDelay
     if delay > .zero {

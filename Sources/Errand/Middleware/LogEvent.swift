@@ -47,12 +47,8 @@ public struct LogEvent: Sendable {
     }
   }
 
-  /// Whole milliseconds; a duration too long for `Int` (only a test clock gets there) reads as
-  /// the largest `Int` instead of trapping.
+  /// Whole milliseconds, saturating (only a test clock gets past `Int64`).
   private static func milliseconds(_ duration: Duration?) -> String {
-    let milliseconds = ((duration ?? .zero) / .milliseconds(1)).rounded()
-    let whole =
-      milliseconds <= 0 ? 0 : milliseconds >= Double(Int.max) ? Int.max : Int(milliseconds)
-    return "\(whole) ms"
+    "\((duration ?? .zero).wholeMilliseconds) ms"
   }
 }

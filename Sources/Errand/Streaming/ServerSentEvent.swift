@@ -53,7 +53,7 @@ public struct ServerSentEvent: Sendable, Hashable {
       text += "id: \(id)\n"
     }
     if let retry {
-      text += "retry: \(Int((retry / .milliseconds(1)).rounded()))\n"
+      text += "retry: \(retry.wholeMilliseconds)\n"
     }
     let lines = data.replacingOccurrences(of: "\r\n", with: "\n")
       .replacingOccurrences(of: "\r", with: "\n").split(

@@ -30,3 +30,17 @@ extension Duration {
     return "\(seconds).\(fraction)"
   }
 }
+
+extension Duration {
+  /// The duration in whole milliseconds, rounded to the nearest, for text: zero for a negative
+  /// duration, and `Int64.max` for one too long to count (a `retry` field of twenty digits, a test
+  /// clock moved by centuries) instead of trapping.
+  package var wholeMilliseconds: Int64 {
+    guard self > .zero else { return 0 }
+    let (seconds, attoseconds) = components
+    let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000)
+    let rounded = (attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000
+    let (total, carry) = milliseconds.addingReportingOverflow(rounded)
+    return overflow || carry ? .max : total
+  }
+}

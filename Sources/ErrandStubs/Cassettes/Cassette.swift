@@ -140,7 +140,7 @@ extension Cassette.Exchange {
     }
     if let retry = event.retry {
       members.append(
-        .init(key: "retry", value: .number(String(Int((retry / .milliseconds(1)).rounded())))))
+        .init(key: "retry", value: .number(String(retry.wholeMilliseconds))))
     }
     return .object(members)
   }

@@ -90,4 +90,20 @@ import Testing
     #expect(!text.contains("s3cret"))
     #expect(text.contains("<redacted>"))
   }
+
+  @Test func anEnormousRetryIsRecordedWithoutTrapping() async throws {
+    let file = temporaryCassette()
+    let upstream = StubTransport()
+    await upstream.on(
+      .get, "/v1/sse",
+      .chunks(
+        [Data("retry: 99999999999999999999\ndata: x\n\n".utf8)],
+        headers: ["Content-Type": "text/event-stream"]))
+    let recorder = CassetteTransport(url: file, mode: .once, upstream: upstream)
+    for try await _ in try await client(recorder).events(
+      Endpoint<Data>(path: "sse", decoding: .data))
+    {}
+    let text = try String(contentsOf: file, encoding: .utf8)
+    #expect(text.contains("9223372036854775807"))
+  }
 }

@@ -96,4 +96,18 @@ import Testing
     }
     #expect(received == [event])
   }
+
+  /// A `retry` of twenty digits parses (saturated) and writes back without trapping.
+  @Test func anEnormousRetryReadsAndWritesBack() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/sse", .chunks([Data("retry: 99999999999999999999\ndata: x\n\n".utf8)]))
+    var received: [ServerSentEvent] = []
+    for try await event in try await client(stub).events(
+      Endpoint<Data>(path: "sse", decoding: .data))
+    {
+      received.append(event)
+    }
+    #expect(received == [ServerSentEvent(data: "x", retry: .milliseconds(Int64.max))])
+    #expect(received.first?.wireFormat == "retry: 9223372036854775807\ndata: x\n\n")
+  }
 }

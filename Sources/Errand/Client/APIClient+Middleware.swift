@@ -50,20 +50,14 @@ extension APIClient {
     if !streams, request.maximumResponseSize == nil {
       request.maximumResponseSize = APIClient.Configuration.defaultBufferedResponseLimit
     }
+    let deadline = request.timeout.map {
+      RequestDeadline(timeout: $0, clock: configuration.clock)
+    }
     do {
-      return try await withDeadline(request.timeout, on: configuration.clock) {
-        [transport, request] in
-        if streams {
-          return try await transport.stream(request)
-        }
-        let response = try await transport.send(request)
-        let limit = request.maximumResponseSize ?? .max
-        if response.bodyStream != nil {
-          return try await response.collectingBody(upTo: limit)
-        }
-        guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
-        return response
+      if let direct = deadlineEnforcingTransport {
+        return try await direct.exchange(request, streams: streams, deadline: deadline)
       }
+      return try await transport.exchange(request, streams: streams, deadline: deadline)
     } catch {
       throw APIError(transportError: error, request: request)
     }

@@ -97,56 +97,95 @@ extension APIClient {
   /// Add query items (plain text, percent-encoded here) after the URL's own, and drop the
   /// fragment.
   private static func append(_ query: [URLQueryItem], to components: inout URLComponents) {
-    let items = query.map { item in
-      let name = PercentEncoding.encode(item.name, allowing: PercentEncoding.queryComponent)
-      guard let value = item.value else { return name }
-      return name + "=" + PercentEncoding.encode(value, allowing: PercentEncoding.queryComponent)
-    }
-    let baseQuery = components.percentEncodedQuery.map { [$0] } ?? []
-    let allQuery = (baseQuery + items).filter { !$0.isEmpty }
-    components.percentEncodedQuery = allQuery.isEmpty ? nil : allQuery.joined(separator: "&")
+    components.percentEncodedQuery = encodedQuery(components.percentEncodedQuery, query)
     components.fragment = nil
+  }
+
+  /// A percent-encoded query and plain-text items (percent-encoded here) joined with `&`, empty
+  /// parts dropped; `nil` when nothing is left.
+  private static func encodedQuery(_ base: String?, _ query: [URLQueryItem]) -> String? {
+    var parts: [String] = []
+    if let base, !base.isEmpty {
+      parts.append(base)
+    }
+    for item in query {
+      var part = PercentEncoding.encode(item.name, allowing: PercentEncoding.queryComponent)
+      if let value = item.value {
+        part += "="
+        part += PercentEncoding.encode(value, allowing: PercentEncoding.queryComponent)
+      }
+      if !part.isEmpty {
+        parts.append(part)
+      }
+    }
+    return parts.isEmpty ? nil : parts.joined(separator: "&")
   }
 
   private nonisolated func makeURL(
     path: String, query: [URLQueryItem], invalid: (String) -> APIError
   ) throws -> URL {
-    guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
-      let scheme = components.scheme, !scheme.isEmpty,
-      let host = components.host, !host.isEmpty
-    else {
+    guard let base = baseParts else {
       throw invalid(
         "the base URL \"\(baseURL.absoluteString)\" needs a scheme and a host, such as https://api.example.com."
       )
     }
-
     var relative = Substring(path)
     while relative.first == "/" {
       relative = relative.dropFirst()
     }
+    var address = base.origin
     if !relative.isEmpty {
-      let segments = relative.split(separator: "/", omittingEmptySubsequences: false)
-      if let dot = segments.first(where: { $0 == "." || $0 == ".." }) {
-        throw invalid(
-          "the path segment \"\(dot)\" would leave the endpoint's path; use a full path.")
+      address += base.trimmedPath
+      for segment in relative.split(separator: "/", omittingEmptySubsequences: false) {
+        if segment == "." || segment == ".." {
+          throw invalid(
+            "the path segment \"\(segment)\" would leave the endpoint's path; use a full path.")
+        }
+        address += "/"
+        address += PercentEncoding.encode(String(segment), allowing: PercentEncoding.pathSegment)
       }
-      let encoded = segments.map {
-        PercentEncoding.encode(String($0), allowing: PercentEncoding.pathSegment)
-      }
-      var basePath = Substring(components.percentEncodedPath)
-      while basePath.last == "/" {
-        basePath = basePath.dropLast()
-      }
-      components.percentEncodedPath = basePath + "/" + encoded.joined(separator: "/")
-    } else if components.percentEncodedPath.isEmpty {
-      components.percentEncodedPath = "/"
+    } else {
+      address += base.path.isEmpty ? "/" : base.path
     }
-
-    Self.append(query, to: &components)
-
-    guard let url = components.url else {
+    if let query = Self.encodedQuery(base.query, query) {
+      address += "?"
+      address += query
+    }
+    guard let url = URL(string: address) else {
       throw invalid("the path \"\(path)\" does not form a URL with \"\(baseURL.absoluteString)\".")
     }
     return url
+  }
+}
+
+/// The parts of a client's base URL that every request reuses, split once.
+struct BaseURLParts: Sendable {
+  /// Scheme, credentials, host and port, percent-encoded as `URLComponents` writes them.
+  let origin: String
+  /// The percent-encoded path, as given.
+  let path: String
+  /// The path without trailing slashes, to which endpoint paths are joined.
+  let trimmedPath: Substring
+  /// The percent-encoded query, if any.
+  let query: String?
+
+  /// Split a base URL; `nil` when it has no scheme or no host.
+  init?(_ url: URL) {
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+      let scheme = components.scheme, !scheme.isEmpty,
+      let host = components.host, !host.isEmpty
+    else { return nil }
+    path = components.percentEncodedPath
+    var trimmed = Substring(path)
+    while trimmed.last == "/" {
+      trimmed = trimmed.dropLast()
+    }
+    trimmedPath = trimmed
+    query = components.percentEncodedQuery
+    components.percentEncodedPath = ""
+    components.percentEncodedQuery = nil
+    components.fragment = nil
+    guard let origin = components.string else { return nil }
+    self.origin = origin
   }
 }

@@ -17,6 +17,10 @@ public actor APIClient {
   public nonisolated let transport: any Transport
   /// Settings shared by every request.
   public nonisolated let configuration: Configuration
+  /// The base URL split once, for building request URLs; `nil` when it has no scheme or host.
+  nonisolated let baseParts: BaseURLParts?
+  /// The transport, when it enforces deadlines itself: called directly, without a racing task.
+  nonisolated let deadlineEnforcingTransport: (any DeadlineEnforcingTransport)?
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -27,7 +31,9 @@ public actor APIClient {
     baseURL: URL, transport: any Transport, configuration: Configuration = Configuration()
   ) {
     self.baseURL = baseURL
+    self.baseParts = BaseURLParts(baseURL)
     self.transport = transport
+    self.deadlineEnforcingTransport = transport as? any DeadlineEnforcingTransport
     self.configuration = configuration
   }
 

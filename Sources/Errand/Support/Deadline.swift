@@ -12,7 +12,7 @@ func withDeadline<Value: Sendable>(
   _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
   guard let timeout else { return try await operation() }
-  return try await race(operation, timeout: timeout, on: clock)
+  return try await typed(race({ try await operation() }, timeout: timeout, on: clock))
 }
 
 /// Run `operation` until it finishes or the calling task is cancelled, returning at once on
@@ -20,24 +20,43 @@ func withDeadline<Value: Sendable>(
 func withCancellation<Value: Sendable>(
   _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-  try await race(operation, timeout: nil, on: ContinuousClock())
+  try await typed(race({ try await operation() }, timeout: nil, on: ContinuousClock()))
 }
 
-private func race<Value: Sendable>(
-  _ operation: @escaping @Sendable () async throws -> Value, timeout: Duration?,
+/// The value a race returned, as the type its operation returns.
+private func typed<Value>(_ value: any Sendable) -> Value {
+  guard let value = value as? Value else {
+    preconditionFailure("A race returned \(type(of: value)), not \(Value.self).")
+  }
+  return value
+}
+
+/// The race itself, not generic: generic code that is not specialized looks up the metadata of
+/// every generic type it touches on each call, which cost more than the rest of the race.
+private func race(
+  _ operation: @escaping @Sendable () async throws -> any Sendable, timeout: Duration?,
   on clock: any Clock<Duration>
-) async throws -> Value {
-  let race = Race<Value>()
+) async throws -> any Sendable {
+  // As if the cancellation handler below had fired first.
+  if Task.isCancelled {
+    throw CancellationError()
+  }
+  let race = Race()
+  // `Task.immediate` (which would let an operation with nothing to wait for finish before the
+  // caller suspends) left tasks suspended for good under load with Swift 6.3 on Linux: not used.
+  let work = Task {
+    do {
+      race.finish(.success(try await operation()))
+    } catch {
+      race.finish(.failure(error))
+    }
+  }
+  if let early = race.takeEarly() {
+    return try early.get()
+  }
   return try await withTaskCancellationHandler {
     try await withCheckedThrowingContinuation { continuation in
       race.start(continuation)
-      let work = Task {
-        do {
-          race.finish(.success(try await operation()))
-        } catch {
-          race.finish(.failure(error))
-        }
-      }
       race.onFinish { work.cancel() }
       if let timeout {
         race.onFinish(
@@ -54,7 +73,7 @@ private func race<Value: Sendable>(
 /// On the continuous clock (the default) every deadline in the process shares one Dispatch timer:
 /// a busy cooperative pool cannot delay it, and registering one is a heap insert under a lock
 /// instead of a task. Any other clock (a test clock, say) gets a task that sleeps on it.
-private func schedule(
+func schedule(
   after delay: Duration, on clock: any Clock<Duration>, _ handler: @escaping @Sendable () -> Void
 ) -> @Sendable () -> Void {
   if clock is ContinuousClock {
@@ -78,7 +97,9 @@ private func schedule(
 /// `@unchecked Sendable` is safe: all state lives in a `Locked`, and the continuation and clean-up
 /// closures run outside the lock, exactly once. An outcome is stored only when it arrives before
 /// the continuation, so a decided race keeps no response alive.
-private final class Race<Value: Sendable>: @unchecked Sendable {
+private final class Race: @unchecked Sendable {
+  typealias Value = any Sendable
+
   private struct State {
     var continuation: CheckedContinuation<Value, any Error>?
     var decided = false
@@ -98,6 +119,14 @@ private final class Race<Value: Sendable>: @unchecked Sendable {
     }
     if let early {
       continuation.resume(with: early)
+    }
+  }
+
+  /// The outcome, if it arrived before anyone waited for it.
+  func takeEarly() -> Result<Value, any Error>? {
+    state.withLock { state in
+      defer { state.early = nil }
+      return state.early
     }
   }
 

@@ -48,6 +48,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
   }
 
+  /// End a task's exchange with `error` if its caller still waits for the answer (or, when
+  /// streaming, for the head).
+  /// - Returns: Whether the caller was waiting.
+  func abandon(_ taskIdentifier: Int, with error: any Error) -> Bool {
+    let waiting = exchanges.withLock { exchanges -> CheckedContinuation<HTTPResponse, any Error>? in
+      guard let continuation = exchanges[taskIdentifier]?.continuation else { return nil }
+      exchanges[taskIdentifier] = nil
+      return continuation
+    }
+    waiting?.resume(throwing: error)
+    return waiting != nil
+  }
+
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
     totalBytesSent: Int64, totalBytesExpectedToSend: Int64

@@ -88,9 +88,10 @@ public final class URLSessionTransport: Transport {
   /// - Returns: The response, whatever its status.
   /// - Throws: The `URLError` that URLSession reports (`.dataLengthExceedsMaximum` for a body
   ///   over the limit, `.badServerResponse` for an answer that is not valid HTTP), or the
-  ///   ``InsecureRedirectError`` or ``RefusedRedirectError`` of a redirect it would not follow.
+  ///   ``InsecureRedirectError`` or ``RefusedRedirectError`` of a redirect it would not follow;
+  ///   `CancellationError` as soon as the calling task is cancelled.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await start(request, streams: false)
+    try await exchange(request, streams: false, deadline: nil)
   }
 
   /// Send a request and return when the response's head arrives; the body follows in
@@ -104,14 +105,36 @@ public final class URLSessionTransport: Transport {
   /// - Returns: The head of the response, with its body stream.
   /// - Throws: What ``send(_:)`` throws before the head arrives.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await start(request, streams: true)
+    try await exchange(request, streams: true, deadline: nil)
   }
 
-  private func start(_ request: HTTPRequest, streams: Bool) async throws -> HTTPResponse {
+  /// Send a request as ``send(_:)`` or ``stream(_:)`` do, ending the wait itself at `deadline`
+  /// (with ``APIError/timedOut``) or when the calling task is cancelled, at once, while the
+  /// task is cancelled in the background.
+  /// - Parameters:
+  ///   - request: The request to send.
+  ///   - streams: Whether to return at the head.
+  ///   - deadline: When to give up; `nil` for never.
+  /// - Returns: The response, whatever its status.
+  /// - Throws: What ``send(_:)`` throws, ``APIError/timedOut`` or `CancellationError`.
+  @_spi(Transports) public func exchange(
+    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
+  ) async throws -> HTTPResponse {
+    let running = Locked(RunningTask())
+    let disarm = deadline?.whenExpired { [delegate] in
+      URLSessionTransport.abandon(running, with: APIError.timedOut, delegate: delegate)
+    }
+    defer { disarm?() }
+    return try await start(request, streams: streams, running: running)
+  }
+
+  private func start(_ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>)
+    async throws -> HTTPResponse
+  {
     var request = request
     for _ in 0..<Self.maximumResends {
       do {
-        return try await attempt(request, streams: streams)
+        return try await attempt(request, streams: streams, running: running)
       } catch let resend as SameOriginResend {
         request.url = resend.location
       }
@@ -124,7 +147,11 @@ public final class URLSessionTransport: Transport {
   /// URLSession follows in one task.
   private static let maximumResends = 16
 
-  private func attempt(_ request: HTTPRequest, streams: Bool) async throws -> HTTPResponse {
+  /// Send the request once. `running` is shared with the deadline and the cancellation handler:
+  /// whichever ends the wait first resumes the continuation, exactly once.
+  private func attempt(
+    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>
+  ) async throws -> HTTPResponse {
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {
       // At least a second (Linux reads whole seconds), at most about 68 years (curl's limit).
@@ -132,10 +159,11 @@ public final class URLSessionTransport: Transport {
     }
     let limit = request.maximumResponseSize
     let progress = UploadProgress.observer
-    let running = Locked(RunningTask())
+    let delegate = delegate
     let response = try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let task: URLSessionDataTask
+        let waiting = delegate == nil ? Waiting(continuation) : nil
         if let delegate {
           if let file = request.bodyFile {
             task = session.uploadTask(with: urlRequest, fromFile: file)
@@ -148,11 +176,11 @@ public final class URLSessionTransport: Transport {
           let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
             data, response, error in
             if let error {
-              continuation.resume(throwing: URLSessionTransport.clarify(error))
+              waiting?.resume(throwing: URLSessionTransport.clarify(error))
             } else if let response = response as? HTTPURLResponse {
-              continuation.resume(returning: HTTPResponse(response, body: data ?? Data()))
+              waiting?.resume(returning: HTTPResponse(response, body: data ?? Data()))
             } else {
-              continuation.resume(throwing: URLError(.badServerResponse))
+              waiting?.resume(throwing: URLError(.badServerResponse))
             }
           }
           if let file = request.bodyFile {
@@ -162,26 +190,19 @@ public final class URLSessionTransport: Transport {
             task = session.dataTask(with: urlRequest, completionHandler: completion)
           }
         }
-        let cancelled = running.withLock { state in
+        let abandoned = running.withLock { state in
           state.task = task
-          return state.cancelled
+          state.waiting = waiting
+          return state.abandoned
         }
-        task.resume()
-        if cancelled {
-          URLSessionTransport.stop(task)
+        if let abandoned {
+          URLSessionTransport.abandon(running, with: abandoned, delegate: delegate)
+        } else {
+          task.resume()
         }
       }
     } onCancel: {
-      let task = running.withLock { state in
-        state.cancelled = true
-        return state.task
-      }
-      // Off the caller's thread: on Linux `cancel()` waits for the session's internal queue,
-      // which another response can keep busy for seconds, and this may run on the queue that
-      // fires every deadline in the process.
-      if let task {
-        URLSessionTransport.stop(task)
-      }
+      URLSessionTransport.abandon(running, with: CancellationError(), delegate: delegate)
     }
     if let limit, response.body.count > limit {
       throw URLError(.dataLengthExceedsMaximum)
@@ -239,8 +260,65 @@ extension URLSessionTransport {
   }
 }
 
-/// The task of one `send`, shared with its cancellation handler.
-private struct RunningTask {
+/// The task of one exchange, shared with its deadline and its cancellation handler.
+struct RunningTask {
   var task: URLSessionDataTask?
-  var cancelled = false
+  /// Who waits for the task when it runs without the transport's delegate.
+  var waiting: Waiting?
+  /// Why the wait was ended early, once it was.
+  var abandoned: (any Error)?
 }
+
+/// A continuation that several parties may try to resume: the first one does.
+///
+/// `@unchecked Sendable` is safe: the continuation is taken out under the lock before it is
+/// resumed, so it is resumed exactly once.
+final class Waiting: @unchecked Sendable {
+  private let continuation: Locked<CheckedContinuation<HTTPResponse, any Error>?>
+
+  init(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+    self.continuation = Locked(continuation)
+  }
+
+  func resume(returning response: HTTPResponse) {
+    take()?.resume(returning: response)
+  }
+
+  func resume(throwing error: any Error) {
+    take()?.resume(throwing: error)
+  }
+
+  private func take() -> CheckedContinuation<HTTPResponse, any Error>? {
+    continuation.withLock { continuation in
+      defer { continuation = nil }
+      return continuation
+    }
+  }
+}
+
+extension URLSessionTransport {
+  /// End a wait early (its deadline passed, or its caller was cancelled): resume whoever waits
+  /// for the task's answer with `error`, and cancel the task in the background. If the task has
+  /// not been created yet, the attempt that creates it ends at once instead; if its answer (or
+  /// its head, when streaming) is already in, nothing happens.
+  static func abandon(
+    _ running: Locked<RunningTask>, with error: any Error, delegate: SessionDelegate?
+  ) {
+    let (task, waiting) = running.withLock { state -> (URLSessionDataTask?, Waiting?) in
+      if state.abandoned == nil {
+        state.abandoned = error
+      }
+      return (state.task, state.waiting)
+    }
+    guard let task else { return }
+    if let delegate {
+      guard delegate.abandon(task.taskIdentifier, with: error) else { return }
+    } else {
+      waiting?.resume(throwing: error)
+    }
+    stop(task)
+  }
+}
+
+/// Ends its own waits at the client's deadline, so the client calls it without a racing task.
+@_spi(Transports) extension URLSessionTransport: DeadlineEnforcingTransport {}

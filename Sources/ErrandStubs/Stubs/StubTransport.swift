@@ -1,4 +1,4 @@
-import Errand
+@_spi(Transports) import Errand
 import Foundation
 
 /// A `Transport` that answers from routes registered by the test, without a network.
@@ -162,16 +162,7 @@ public actor StubTransport: Transport {
   /// - Throws: The answer's error, `CancellationError` when the task is cancelled while the
   ///   answer waits, or ``UnmatchedRequest``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    let limit = request.maximumResponseSize ?? .max
-    switch try await answer(request, streams: false) {
-    case .forwarded(let response):
-      return response
-    case .whole(let response):
-      guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
-      return response
-    case .streamed(let stream):
-      return try await feed(stream, limit: limit).collectingBody(upTo: limit)
-    }
+    try await exchange(request, streams: false, deadline: nil)
   }
 
   /// Record the request and answer it as ``send(_:)`` does, returning at the head: the body of a
@@ -182,16 +173,47 @@ public actor StubTransport: Transport {
   /// - Returns: The head, with its body in `bodyStream`.
   /// - Throws: What ``send(_:)`` throws before the head.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try await exchange(request, streams: true, deadline: nil)
+  }
+
+  /// Answer as ``send(_:)`` or ``stream(_:)`` do, within `deadline`: an answer with nothing to
+  /// wait for comes back at once, and only delays, handlers, hangs and upstream calls are raced
+  /// against the deadline and the caller's cancellation.
+  /// - Parameters:
+  ///   - request: The request.
+  ///   - streams: Whether to return at the head.
+  ///   - deadline: When to give up; `nil` for never.
+  /// - Returns: The answer, or its head.
+  /// - Throws: What ``send(_:)`` throws, `APIError.timedOut` or `CancellationError`.
+  @_spi(Transports) public func exchange(
+    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
+  ) async throws -> HTTPResponse {
+    if deadline != nil {
+      // As a raced call would: a caller cancelled before it starts gets no answer.
+      try Task.checkCancellation()
+    }
     let limit = request.maximumResponseSize ?? .max
-    switch try await answer(request, streams: true) {
+    switch try await answer(request, streams: streams, deadline: deadline) {
     case .forwarded(let response):
       return response
     case .whole(let response):
       guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
-      return response.streamingBody()
+      return streams ? response.streamingBody() : response
     case .streamed(let stream):
-      return feed(stream, limit: limit)
+      let head = feed(stream, limit: limit)
+      if streams {
+        return head
+      }
+      return try await Self.bounded(by: deadline) { try await head.collectingBody(upTo: limit) }
     }
+  }
+
+  /// Wait for `operation` within `deadline` (racing it when there is one).
+  private static func bounded<Value: Sendable>(
+    by deadline: RequestDeadline?, _ operation: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
+    guard let deadline else { return try await operation() }
+    return try await deadline.race(operation)
   }
 
   /// The head of a streamed answer, its body written chunk by chunk on the stub's clock by a task
@@ -250,7 +272,9 @@ public actor StubTransport: Transport {
 
   /// Record the request, find its answer and resolve it; the request's URL becomes the answer's
   /// URL unless it has one.
-  private func answer(_ request: HTTPRequest, streams: Bool) async throws -> Answer {
+  private func answer(_ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?)
+    async throws -> Answer
+  {
     let request = try request.readingBodyFile()
     record(request)
     if let observer = UploadProgress.observer, let body = request.body {
@@ -262,7 +286,7 @@ public actor StubTransport: Transport {
       routes[index].calls += 1
       (answer, call) = (routes[index].response, routes[index].calls)
     } else if let fallback {
-      (answer, call) = (try await fallback(request), 1)
+      (answer, call) = (try await Self.bounded(by: deadline) { try await fallback(request) }, 1)
     } else if answersWithSamples, let sample = RequestContext.current?.sample {
       (answer, call) = (.response(sample), 1)
     } else if upstream != nil {
@@ -271,12 +295,12 @@ public actor StubTransport: Transport {
       unmatchedRequests.append(request)
       throw UnmatchedRequest(request: request, closestRoutes: closestRoutes(to: request))
     }
-    switch try await resolve(answer, request: request, call: call) {
+    switch try await resolve(answer, request: request, call: call, deadline: deadline) {
     case .passthrough:
       guard let upstream else { throw NoPassthrough(request: request) }
       forwardedRequests.append(request)
       return .forwarded(
-        streams ? try await upstream.stream(request) : try await upstream.send(request))
+        try await upstream.exchange(request, streams: streams, deadline: deadline))
     case .whole(var response):
       response.url = response.url ?? request.url
       return .whole(response)
@@ -287,12 +311,12 @@ public actor StubTransport: Transport {
   }
 
   /// Work out an answer: pick from sequences, run handlers, wait out delays, throw errors.
-  private func resolve(_ answer: StubResponse, request: HTTPRequest, call: Int) async throws
-    -> Resolved
-  {
+  private func resolve(
+    _ answer: StubResponse, request: HTTPRequest, call: Int, deadline: RequestDeadline?
+  ) async throws -> Resolved {
     let delay = answer.delay ?? defaultDelay
     if delay > .zero {
-      try await clock.sleep(for: delay)
+      try await Self.bounded(by: deadline) { [clock] in try await clock.sleep(for: delay) }
     }
     switch answer.kind {
     case .response(let response):
@@ -306,11 +330,12 @@ public actor StubTransport: Transport {
     case .sequence(let answers):
       guard let last = answers.last else { return .whole(HTTPResponse(status: 500)) }
       let next = call <= answers.count ? answers[call - 1] : last
-      return try await resolve(next, request: request, call: call)
+      return try await resolve(next, request: request, call: call, deadline: deadline)
     case .handler(let handler):
-      return try await resolve(try await handler(request, call), request: request, call: call)
+      let next = try await Self.bounded(by: deadline) { try await handler(request, call) }
+      return try await resolve(next, request: request, call: call, deadline: deadline)
     case .hang:
-      try await Self.stall()
+      try await Self.bounded(by: deadline) { try await Self.stall() }
       return .whole(HTTPResponse(status: 500))
     }
   }
@@ -348,3 +373,6 @@ public struct NoPassthrough: Error, CustomStringConvertible, LocalizedError {
   /// The same as ``description``.
   public var errorDescription: String? { description }
 }
+
+/// Ends its own waits at the client's deadline, so the client calls it without a racing task.
+@_spi(Transports) extension StubTransport: DeadlineEnforcingTransport {}

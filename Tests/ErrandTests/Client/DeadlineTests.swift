@@ -48,6 +48,35 @@ import Testing
     #expect(try await call.value == [Dog(name: "Rex")])
   }
 
+  /// The timeout bounds the whole answer, not each wait in it: a 40-second delay, then a handler
+  /// whose answer waits 40 seconds more, times out at 60 seconds.
+  @Test func everyWaitInAStubSharesOneDeadline() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    let second = StubResponse.json([Dog(name: "Rex")]).delayed(by: .seconds(40))
+    await stub.on(
+      .get, "/v1/dogs", StubResponse.handler { _, _ in second }.delayed(by: .seconds(40)))
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(timeout: .seconds(60), clock: clock))
+    let call = Task { try await client.send(Endpoint<[Dog]>(path: "dogs")) }
+    #expect(await clock.waitForSleepers(2))
+    await clock.advance(by: .seconds(40))
+    #expect(await clock.waitForSleepers(2))
+    await clock.advance(by: .seconds(20) - .nanoseconds(1))
+    #expect(clock.sleeperCount == 2, "the deadline fired early")
+    await clock.advance(by: .nanoseconds(1))
+    // Were the deadline counted again for each wait, the call would wait forever: end it.
+    let watchdog = Task {
+      try await Task.sleep(for: .seconds(10))
+      call.cancel()
+    }
+    defer { watchdog.cancel() }
+    let error = await #expect(throws: APIError.self) { try await call.value }
+    #expect(error?.kind == .timedOut, "\(String(describing: error))")
+    #expect(clock.now == TestClock.Instant(offset: .seconds(60)))
+  }
+
   @Test func noTimeoutWaitsForTheTransport() async throws {
     let clock = TestClock()
     let stub = StubTransport(clock: clock)

@@ -21,6 +21,14 @@ import Testing
     ("https://api.example.com/v1?key=abc", "dogs", "https://api.example.com/v1/dogs?key=abc"),
     ("https://api.example.com/a%20b", "c", "https://api.example.com/a%20b/c"),
     ("https://api.example.com/v1#top", "dogs", "https://api.example.com/v1/dogs"),
+    ("https://api.example.com?x=1", "", "https://api.example.com/?x=1"),
+    (
+      "https://user:pw@api.example.com:8443/v1", "dogs",
+      "https://user:pw@api.example.com:8443/v1/dogs"
+    ),
+    ("http://[::1]:8080/", "dogs", "http://[::1]:8080/dogs"),
+    ("https://bücher.example/v1", "dogs", "https://xn--bcher-kva.example/v1/dogs"),
+    ("https://API.Example.COM/V1", "dogs", "https://API.Example.COM/V1/dogs"),
   ])
   func joinsBaseURLAndPath(base: String, path: String, expected: String) throws {
     let request = try makeClient(base).makeRequest(for: Endpoint<Data>(path: path))

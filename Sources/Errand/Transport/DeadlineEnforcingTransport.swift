@@ -1,0 +1,109 @@
+import Foundation
+
+/// A transport that enforces a request's deadline and its caller's cancellation itself.
+///
+/// ``APIClient`` runs any other transport in a task of its own, raced against a timer, so that a
+/// call returns at its deadline even when the transport is slow to notice. That costs a task and a
+/// thread hop per request. A transport that can end its own wait (resume its continuation from the
+/// timer, answer at once when it has nothing to wait for) adopts this protocol, and the client
+/// calls it directly.
+///
+/// Not yet stable: Errand's own transports adopt it through `@_spi(Transports)`.
+@_spi(Transports) public protocol DeadlineEnforcingTransport: Transport {
+  /// Send a request: the whole response, its body collected within the request's
+  /// ``HTTPRequest/maximumResponseSize``; or, with `streams`, its head with the body in
+  /// ``HTTPResponse/bodyStream``.
+  ///
+  /// The call must throw ``APIError/timedOut`` once `deadline` passes before the answer (the
+  /// head, when streaming) is complete, and throw `CancellationError` promptly when the calling
+  /// task is cancelled, whether or not the work underneath has noticed yet.
+  /// - Parameters:
+  ///   - request: The request to send.
+  ///   - streams: Whether to return at the head.
+  ///   - deadline: When to give up; `nil` for never.
+  /// - Returns: The response, whatever its status.
+  /// - Throws: What ``Transport/send(_:)`` throws, ``APIError/timedOut`` or `CancellationError`.
+  func exchange(_ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?) async throws
+    -> HTTPResponse
+}
+
+/// When a request gives up: its timeout on the client's clock, counted from when the client
+/// hands the request to its transport. Every wait a transport bounds with it shares the one
+/// deadline.
+@_spi(Transports) public struct RequestDeadline: Sendable {
+  /// How long the exchange may take.
+  public let timeout: Duration
+  private let clock: any Clock<Duration>
+  private let elapsed: @Sendable () -> Duration
+
+  init<C: Clock<Duration>>(timeout: Duration, clock: C) {
+    let start = clock.now
+    self.timeout = timeout
+    self.clock = clock
+    self.elapsed = { start.duration(to: clock.now) }
+  }
+
+  /// How much of the timeout is left; zero or less once the deadline has passed.
+  public var remaining: Duration {
+    timeout - elapsed()
+  }
+
+  /// Run `handler` when the deadline passes, unless the returned function is called first.
+  ///
+  /// On the continuous clock this is an entry in one process-wide timer; on any other clock, a
+  /// task that sleeps on it.
+  /// - Parameter handler: What to run at the deadline; it runs once at most, on no particular
+  ///   thread.
+  /// - Returns: What cancels the timer; call it once the answer is in.
+  public func whenExpired(_ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    schedule(after: remaining, on: clock, handler)
+  }
+
+  /// Run `operation` in a task of its own, returning when it finishes, when the deadline passes
+  /// (``APIError/timedOut``) or when the calling task is cancelled (`CancellationError`),
+  /// whichever comes first; the operation is then cancelled.
+  ///
+  /// For waits a transport cannot end itself: a delay, a handler, another transport.
+  /// - Parameter operation: The work to bound.
+  /// - Returns: What the operation returns.
+  /// - Throws: What the operation throws, ``APIError/timedOut`` or `CancellationError`.
+  public func race<Value: Sendable>(
+    _ operation: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
+    try await withDeadline(remaining, on: clock, operation)
+  }
+}
+
+extension Transport {
+  /// Send a request as ``DeadlineEnforcingTransport/exchange(_:streams:deadline:)`` does: through
+  /// it when the transport enforces deadlines itself, else through ``Transport/send(_:)`` or
+  /// ``Transport/stream(_:)`` raced against the deadline (with a buffered call's body collected
+  /// within the request's size limit).
+  /// - Parameters:
+  ///   - request: The request to send.
+  ///   - streams: Whether to return at the head.
+  ///   - deadline: When to give up; `nil` for never.
+  /// - Returns: The response, whatever its status.
+  /// - Throws: What the transport throws, ``APIError/timedOut`` or `CancellationError`.
+  @_spi(Transports) public func exchange(
+    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
+  ) async throws -> HTTPResponse {
+    if let direct = self as? any DeadlineEnforcingTransport {
+      return try await direct.exchange(request, streams: streams, deadline: deadline)
+    }
+    let operation: @Sendable () async throws -> HTTPResponse = { [self] in
+      if streams {
+        return try await stream(request)
+      }
+      let response = try await send(request)
+      let limit = request.maximumResponseSize ?? .max
+      if response.bodyStream != nil {
+        return try await response.collectingBody(upTo: limit)
+      }
+      guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
+      return response
+    }
+    guard let deadline else { return try await operation() }
+    return try await deadline.race(operation)
+  }
+}

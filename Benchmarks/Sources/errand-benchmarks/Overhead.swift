@@ -5,67 +5,96 @@ import Foundation
 /// What `APIClient.send` adds over calling its transport directly, with a stub transport so the
 /// network does not count.
 enum Overhead {
-  /// Nanoseconds per request: the stub alone, and through the client.
-  static func run(iterations: Int, rounds: Int) async throws -> (
-    direct: Double, client: Double, clientNoTimeout: Double
-  ) {
-    let stub = StubTransport { _ in .status(200, body: Data("{}".utf8)) }
-    let base = URL(string: "https://api.example.com/v1")!
-    let client = APIClient(baseURL: base, transport: stub)
-    let untimed = APIClient(
-      baseURL: base, transport: stub, configuration: APIClient.Configuration(timeout: nil))
-    let endpoint = Endpoint<Data>(path: "dogs")
-    let request = try client.makeRequest(for: endpoint)
+  /// Nanoseconds per request in each round: the stub alone, and through the client with the
+  /// default 60-second timeout and with none.
+  struct Rounds {
     var direct: [Double] = []
-    var through: [Double] = []
-    var throughUntimed: [Double] = []
-    for _ in 0..<rounds {
-      var start = now()
-      for _ in 0..<iterations { _ = try await stub.send(request) }
-      direct.append((now() - start) * 1e9 / Double(iterations))
-      start = now()
-      for _ in 0..<iterations { _ = try await client.send(endpoint) }
-      through.append((now() - start) * 1e9 / Double(iterations))
-      start = now()
-      for _ in 0..<iterations { _ = try await untimed.send(endpoint) }
-      throughUntimed.append((now() - start) * 1e9 / Double(iterations))
+    var timed: [Double] = []
+    var untimed: [Double] = []
+  }
+
+  /// How the stub finds its answer.
+  static let stubs: [(label: String, make: @Sendable () async -> StubTransport)] = [
+    ("a route", {
+      let stub = StubTransport()
+      await stub.on(.get, "/v1/dogs", .status(200, body: Data("{}".utf8)))
+      return stub
+    }),
+    ("a handler", { StubTransport { _ in .status(200, body: Data("{}".utf8)) } }),
+  ]
+
+  /// Every stub and every variant in each round, in turn, so that drift hits them alike.
+  static func run(iterations: Int, rounds: Int) async throws -> [Rounds] {
+    let base = URL(string: "https://api.example.com/v1")!
+    let endpoint = Endpoint<Data>(path: "dogs")
+    var results = Array(repeating: Rounds(), count: stubs.count)
+    var setups: [(StubTransport, APIClient, APIClient, HTTPRequest)] = []
+    for stub in stubs {
+      let transport = await stub.make()
+      let client = APIClient(baseURL: base, transport: transport)
+      let untimed = APIClient(
+        baseURL: base, transport: transport, configuration: APIClient.Configuration(timeout: nil))
+      setups.append((transport, client, untimed, try client.makeRequest(for: endpoint)))
     }
-    return (median(direct), median(through), median(throughUntimed))
+    for _ in 0..<rounds {
+      for (index, (transport, client, untimed, request)) in setups.enumerated() {
+        var start = now()
+        for _ in 0..<iterations { _ = try await transport.send(request) }
+        results[index].direct.append((now() - start) * 1e9 / Double(iterations))
+        start = now()
+        for _ in 0..<iterations { _ = try await client.send(endpoint) }
+        results[index].timed.append((now() - start) * 1e9 / Double(iterations))
+        start = now()
+        for _ in 0..<iterations { _ = try await untimed.send(endpoint) }
+        results[index].untimed.append((now() - start) * 1e9 / Double(iterations))
+      }
+    }
+    return results
   }
 }
 
 /// Decoding a 1 MB body through `send` against `JSONDecoder` alone, and two at once against one.
 enum Decoding {
-  static func run(rounds: Int) async throws -> (
-    bytes: Int, decoder: Double, send: Double, speedup: Double
-  ) {
+  /// Per round: `send`'s speed over `JSONDecoder`'s, and two concurrent sends' speedup over one,
+  /// each from the median of `repeats` timings in that round.
+  struct Rounds {
+    var bytes = 0
+    var decoder: [Double] = []
+    var send: [Double] = []
+    var ratio: [Double] = []
+    var speedup: [Double] = []
+  }
+
+  static func run(rounds: Int, repeats: Int = 5) async throws -> Rounds {
     let body = try dogsJSON(count: 12_000)
     let stub = StubTransport { _ in .status(200, body: body) }
     let client = APIClient(baseURL: URL(string: "https://api.example.com/v1")!, transport: stub)
     let endpoint = Endpoint<[Dog]>(path: "dogs")
-    var alone: [Double] = []
-    var sent: [Double] = []
-    var single: [Double] = []
-    var pair: [Double] = []
+    var result = Rounds(bytes: body.count)
+    let megabytes = Double(body.count) / 1_000_000
     _ = try await client.send(endpoint)
     for _ in 0..<rounds {
-      var start = now()
-      _ = try JSONDecoder().decode([Dog].self, from: body)
-      alone.append(now() - start)
-      start = now()
-      _ = try await client.send(endpoint)
-      sent.append(now() - start)
-      single.append(now() - start)
-      start = now()
-      async let first = client.send(endpoint)
-      async let second = client.send(endpoint)
-      _ = try await (first, second)
-      pair.append(now() - start)
+      var alone: [Double] = []
+      var single: [Double] = []
+      var pair: [Double] = []
+      for _ in 0..<repeats {
+        var start = now()
+        _ = try JSONDecoder().decode([Dog].self, from: body)
+        alone.append(now() - start)
+        start = now()
+        _ = try await client.send(endpoint)
+        single.append(now() - start)
+        start = now()
+        async let first = client.send(endpoint)
+        async let second = client.send(endpoint)
+        _ = try await (first, second)
+        pair.append(now() - start)
+      }
+      result.decoder.append(megabytes / median(alone))
+      result.send.append(megabytes / median(single))
+      result.ratio.append(median(alone) / median(single))
+      result.speedup.append(2 * median(single) / median(pair))
     }
-    let megabytes = Double(body.count) / 1_000_000
-    return (
-      body.count, megabytes / median(alone), megabytes / median(sent),
-      2 * median(single) / median(pair)
-    )
+    return result
   }
 }

@@ -33,7 +33,9 @@ if options["--profile-overhead"] != nil {
   for _ in 0..<n { _ = URLComponents(url: client.baseURL, resolvingAgainstBaseURL: true) }
   print("URLComponents", (now() - start) * 1e9 / Double(n), "ns")
   let r = try await Overhead.run(iterations: 20_000, rounds: 3)
-  print(r)
+  for (index, rounds) in r.enumerated() {
+    print(Overhead.stubs[index].label, rounds)
+  }
   exit(0)
 }
 guard let address = options["--url"], let url = URL(string: address) else {
@@ -50,7 +52,7 @@ let concurrencies = [1, 8, 32, 128]
 let throughput = await Throughput.run(
   url: url, concurrencies: concurrencies, rounds: rounds, seconds: seconds)
 let overhead = try await Overhead.run(iterations: 20_000, rounds: 5)
-let decoding = try await Decoding.run(rounds: 9)
+let decoding = try await Decoding.run(rounds: 7)
 
 var report = """
   # Errand benchmarks
@@ -90,17 +92,28 @@ for concurrency in concurrencies {
 }
 report += """
 
-  ## Client overhead over a stub transport (ns per request)
+  ## Client overhead over a stub transport (ns per request; median (min–max) of the rounds)
 
-  | Stub called directly | Through APIClient.send (60 s timeout) | Through APIClient.send (no timeout) | Overhead | Overhead, no timeout |
-  | ---: | ---: | ---: | ---: | ---: |
-  | \(format(overhead.direct)) | \(format(overhead.client)) | \(format(overhead.clientNoTimeout)) | \(format(overhead.client - overhead.direct)) | \(format(overhead.clientNoTimeout - overhead.direct)) |
+  Overhead is `send` minus calling the stub directly, round by round.
 
-  ## Decoding a \(format(Double(decoding.bytes) / 1_000_000, decimals: 2)) MB JSON array
+  | Stub answers from | Stub called directly | `send`, 60 s timeout | Overhead | `send`, no timeout | Overhead, no timeout |
+  | --- | ---: | ---: | ---: | ---: | ---: |
+
+  """
+for (index, rounds) in overhead.enumerated() {
+  let timedOverhead = zip(rounds.timed, rounds.direct).map { $0 - $1 }
+  let untimedOverhead = zip(rounds.untimed, rounds.direct).map { $0 - $1 }
+  report +=
+    "| \(Overhead.stubs[index].label) | \(range(rounds.direct)) | \(range(rounds.timed)) | "
+    + "\(range(timedOverhead)) | \(range(rounds.untimed)) | \(range(untimedOverhead)) |\n"
+}
+report += """
+
+  ## Decoding a \(format(Double(decoding.bytes) / 1_000_000, decimals: 2)) MB JSON array (median (min–max) of \(decoding.ratio.count) rounds)
 
   | JSONDecoder alone | Through APIClient.send | send / JSONDecoder | Two concurrent sends vs one (speedup) |
   | ---: | ---: | ---: | ---: |
-  | \(format(decoding.decoder, decimals: 1)) MB/s | \(format(decoding.send, decimals: 1)) MB/s | \(format(decoding.send / decoding.decoder, decimals: 2)) | \(format(decoding.speedup, decimals: 2))× |
+  | \(range(decoding.decoder, decimals: 1)) MB/s | \(range(decoding.send, decimals: 1)) MB/s | \(range(decoding.ratio, decimals: 2)) | \(range(decoding.speedup, decimals: 2))× |
 
   """
 print(report)

@@ -44,7 +44,12 @@ public final class URLSessionTransport: Transport {
   ) {
     let delegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
     self.delegate = delegate
-    self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    #if canImport(FoundationNetworking)
+      let queue: OperationQueue? = DelegateQueue()
+    #else
+      let queue: OperationQueue? = nil
+    #endif
+    self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
   }
 
   /// Create a transport over a session you configured.

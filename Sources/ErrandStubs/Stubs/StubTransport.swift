@@ -161,7 +161,7 @@ public actor StubTransport: Transport {
   /// - Returns: The answer, with the request's URL as its URL unless it has one.
   /// - Throws: The answer's error, `CancellationError` when the task is cancelled while the
   ///   answer waits, or ``UnmatchedRequest``.
-  public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+  public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await exchange(request, streams: false, deadline: nil)
   }
 
@@ -172,34 +172,52 @@ public actor StubTransport: Transport {
   /// - Parameter request: The request.
   /// - Returns: The head, with its body in `bodyStream`.
   /// - Throws: What ``send(_:)`` throws before the head.
-  public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+  public nonisolated func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await exchange(request, streams: true, deadline: nil)
   }
 
   /// Answer as ``send(_:)`` or ``stream(_:)`` do, within `deadline`: an answer with nothing to
-  /// wait for comes back at once, and only delays, handlers, hangs and upstream calls are raced
-  /// against the deadline and the caller's cancellation.
+  /// wait for comes back at once; one with delays or handlers is worked out in one task raced
+  /// against the deadline and the caller's cancellation; the upstream gets the deadline.
   /// - Parameters:
   ///   - request: The request.
   ///   - streams: Whether to return at the head.
   ///   - deadline: When to give up; `nil` for never.
   /// - Returns: The answer, or its head.
   /// - Throws: What ``send(_:)`` throws, `APIError.timedOut` or `CancellationError`.
-  @_spi(Transports) public func exchange(
+  @_spi(Transports) public nonisolated func exchange(
     _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
   ) async throws -> HTTPResponse {
     if deadline != nil {
       // As a raced call would: a caller cancelled before it starts gets no answer.
       try Task.checkCancellation()
     }
+    let request = try request.readingBodyFile()
+    if let observer = UploadProgress.observer, let body = request.body {
+      observer(TransferProgress(completedBytes: body.count, expectedBytes: body.count))
+    }
+    let (answer, call) = try await route(request)
+    let resolved: Resolved
+    if let atOnce = try Self.resolveAtOnce(answer, call: call, defaultDelay: defaultDelay) {
+      resolved = atOnce
+    } else {
+      resolved = try await Self.bounded(by: deadline) { [clock, defaultDelay] in
+        try await Self.resolve(
+          answer, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
+      }
+    }
     let limit = request.maximumResponseSize ?? .max
-    switch try await answer(request, streams: streams, deadline: deadline) {
-    case .forwarded(let response):
-      return response
-    case .whole(let response):
+    switch resolved {
+    case .passthrough:
+      guard let upstream else { throw NoPassthrough(request: request) }
+      await noteForwarded(request)
+      return try await upstream.exchange(request, streams: streams, deadline: deadline)
+    case .whole(var response):
+      response.url = response.url ?? request.url
       guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
       return streams ? response.streamingBody() : response
-    case .streamed(let stream):
+    case .streamed(var stream):
+      stream.head.url = stream.head.url ?? request.url
       let head = feed(stream, limit: limit)
       if streams {
         return head
@@ -219,7 +237,7 @@ public actor StubTransport: Transport {
   /// The head of a streamed answer, its body written chunk by chunk on the stub's clock by a task
   /// that stops when the reader does; a body over `limit` ends with
   /// `URLError(.dataLengthExceedsMaximum)`.
-  private func feed(_ stream: StubStream, limit: Int) -> HTTPResponse {
+  private nonisolated func feed(_ stream: StubStream, limit: Int) -> HTTPResponse {
     let feeding = Locked<Task<Void, Never>?>(nil)
     let (body, writer) = HTTPBody.makeStream(
       expectedLength: nil, onCancel: { feeding.withLock { $0 }?.cancel() })
@@ -256,13 +274,6 @@ public actor StubTransport: Transport {
     }
   }
 
-  /// An answer to give: a whole response, one whose body streams, or the upstream's.
-  private enum Answer {
-    case whole(HTTPResponse)
-    case streamed(StubStream)
-    case forwarded(HTTPResponse)
-  }
-
   /// A route's answer once sequences, handlers and delays are worked out.
   private enum Resolved {
     case whole(HTTPResponse)
@@ -270,53 +281,64 @@ public actor StubTransport: Transport {
     case passthrough
   }
 
-  /// Record the request, find its answer and resolve it; the request's URL becomes the answer's
-  /// URL unless it has one.
-  private func answer(_ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?)
-    async throws -> Answer
-  {
-    let request = try request.readingBodyFile()
+  /// Record the request and find what answers it: the first matching route (counting the call),
+  /// else the handler, else the endpoint's sample when the stub answers with samples, else the
+  /// upstream.
+  /// - Throws: ``UnmatchedRequest`` when nothing answers.
+  private func route(_ request: HTTPRequest) throws -> (StubResponse, call: Int) {
     record(request)
-    if let observer = UploadProgress.observer, let body = request.body {
-      observer(TransferProgress(completedBytes: body.count, expectedBytes: body.count))
-    }
-    let answer: StubResponse
-    let call: Int
     if let index = routes.firstIndex(where: { $0.matcher.matches(request) }) {
       routes[index].calls += 1
-      (answer, call) = (routes[index].response, routes[index].calls)
-    } else if let fallback {
-      (answer, call) = (try await Self.bounded(by: deadline) { try await fallback(request) }, 1)
-    } else if answersWithSamples, let sample = RequestContext.current?.sample {
-      (answer, call) = (.response(sample), 1)
-    } else if upstream != nil {
-      (answer, call) = (.passthrough, 1)
-    } else {
-      unmatchedRequests.append(request)
-      throw UnmatchedRequest(request: request, closestRoutes: closestRoutes(to: request))
+      return (routes[index].response, routes[index].calls)
     }
-    switch try await resolve(answer, request: request, call: call, deadline: deadline) {
-    case .passthrough:
-      guard let upstream else { throw NoPassthrough(request: request) }
-      forwardedRequests.append(request)
-      return .forwarded(
-        try await upstream.exchange(request, streams: streams, deadline: deadline))
-    case .whole(var response):
-      response.url = response.url ?? request.url
+    if let fallback {
+      return (.handler { request, _ in try await fallback(request) }, 1)
+    }
+    if answersWithSamples, let sample = RequestContext.current?.sample {
+      return (.response(sample), 1)
+    }
+    if upstream != nil {
+      return (.passthrough, 1)
+    }
+    unmatchedRequests.append(request)
+    throw UnmatchedRequest(request: request, closestRoutes: closestRoutes(to: request))
+  }
+
+  private func noteForwarded(_ request: HTTPRequest) {
+    forwardedRequests.append(request)
+  }
+
+  /// Work out an answer that has nothing to wait for (no delay, handler or hang), or `nil`.
+  private static func resolveAtOnce(_ answer: StubResponse, call: Int, defaultDelay: Duration)
+    throws -> Resolved?
+  {
+    guard (answer.delay ?? defaultDelay) <= .zero else { return nil }
+    switch answer.kind {
+    case .response(let response):
       return .whole(response)
-    case .streamed(var stream):
-      stream.head.url = stream.head.url ?? request.url
+    case .stream(let stream):
       return .streamed(stream)
+    case .passthrough:
+      return .passthrough
+    case .failure(let error):
+      throw error
+    case .sequence(let answers):
+      guard let last = answers.last else { return .whole(HTTPResponse(status: 500)) }
+      let next = call <= answers.count ? answers[call - 1] : last
+      return try resolveAtOnce(next, call: call, defaultDelay: defaultDelay)
+    case .handler, .hang:
+      return nil
     }
   }
 
   /// Work out an answer: pick from sequences, run handlers, wait out delays, throw errors.
-  private func resolve(
-    _ answer: StubResponse, request: HTTPRequest, call: Int, deadline: RequestDeadline?
+  private static func resolve(
+    _ answer: StubResponse, request: HTTPRequest, call: Int, clock: any Clock<Duration>,
+    defaultDelay: Duration
   ) async throws -> Resolved {
     let delay = answer.delay ?? defaultDelay
     if delay > .zero {
-      try await Self.bounded(by: deadline) { [clock] in try await clock.sleep(for: delay) }
+      try await clock.sleep(for: delay)
     }
     switch answer.kind {
     case .response(let response):
@@ -330,12 +352,14 @@ public actor StubTransport: Transport {
     case .sequence(let answers):
       guard let last = answers.last else { return .whole(HTTPResponse(status: 500)) }
       let next = call <= answers.count ? answers[call - 1] : last
-      return try await resolve(next, request: request, call: call, deadline: deadline)
+      return try await resolve(
+        next, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
     case .handler(let handler):
-      let next = try await Self.bounded(by: deadline) { try await handler(request, call) }
-      return try await resolve(next, request: request, call: call, deadline: deadline)
+      return try await resolve(
+        try await handler(request, call), request: request, call: call, clock: clock,
+        defaultDelay: defaultDelay)
     case .hang:
-      try await Self.bounded(by: deadline) { try await Self.stall() }
+      try await stall()
       return .whole(HTTPResponse(status: 500))
     }
   }

@@ -49,7 +49,8 @@ public final class URLSessionTransport: Transport {
     #else
       let queue: OperationQueue? = nil
     #endif
-    self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    self.session = URLSession(
+      configuration: configuration, delegate: delegate, delegateQueue: queue)
   }
 
   /// Create a transport over a session you configured.

@@ -12,12 +12,17 @@ let package = Package(
     .library(name: "ErrandTesting", targets: ["ErrandTesting"]),
     // A scripted HTTP/1.1 server on 127.0.0.1, for code that owns its own URLSession.
     .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
+    // Linux: a transport on libcurl's multi interface (libcurl loaded at run time, no -dev package).
+    .library(name: "ErrandCurl", targets: ["ErrandCurl"]),
   ],
   targets: [
     .target(name: "Errand"),
     .target(name: "ErrandStubs", dependencies: ["Errand"]),
     .target(name: "ErrandTesting", dependencies: ["ErrandStubs"]),
     .target(name: "LoopbackServer", dependencies: ["Errand"]),
+    // The few libcurl functions ErrandCurl calls, declared and loaded with dlopen by a C shim.
+    .target(name: "CErrandCurl"),
+    .target(name: "ErrandCurl", dependencies: ["Errand", "CErrandCurl"]),
     // The example a newcomer runs first: `swift run dogpatch`.
     .target(
       name: "DogPatch", dependencies: ["Errand", "ErrandStubs"],
@@ -33,14 +38,14 @@ let package = Package(
       name: "ErrandTestingTests", dependencies: ["Errand", "ErrandTesting", "TestSupport"]),
     .testTarget(
       name: "IntegrationTests",
-      dependencies: ["Errand", "ErrandTesting", "LoopbackServer", "TestSupport"]),
+      dependencies: ["Errand", "ErrandCurl", "ErrandTesting", "LoopbackServer", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
 
 // Upcoming language features every target builds with, so that code written today keeps its
 // meaning in later language modes.
-for target in package.targets {
+for target in package.targets where target.name != "CErrandCurl" {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
       .enableUpcomingFeature("ExistentialAny"),

@@ -101,8 +101,9 @@ import Testing
       kind: .unacceptableStatus),
   ]
 
-  @Test(arguments: faults)
-  func endsInTheRightErrorWithinItsDeadline(_ fault: Fault) async throws {
+  @Test(arguments: faults, TransportKind.allCases)
+  func endsInTheRightErrorWithinItsDeadline(_ fault: Fault, _ transport: TransportKind) async throws
+  {
     let server = try LoopbackServer(fault.script)
     defer { server.stop() }
     var endpoint = Endpoint<Data>(path: "fault", timeout: fault.timeout, decoding: .data)
@@ -110,7 +111,7 @@ import Testing
     let started = ContinuousClock.now
     let outcome: Result<Data, APIError>
     do {
-      outcome = .success(try await liveClient(server.baseURL).send(endpoint))
+      outcome = .success(try await transport.client(server.baseURL).send(endpoint))
     } catch let error as APIError {
       outcome = .failure(error)
     }
@@ -132,17 +133,19 @@ import Testing
     #expect(elapsed < fault.timeout + .seconds(3), "took \(elapsed)")
   }
 
-  @Test func aRefusedConnectionIsATransportError() async throws {
+  @Test(arguments: TransportKind.allCases)
+  func aRefusedConnectionIsATransportError(_ transport: TransportKind) async throws {
     let refusing = try RefusingPort()
     let error = await #expect(throws: APIError.self) {
-      _ = try await liveClient(refusing.url).send(Endpoint<Data>(path: "x", decoding: .data))
+      _ = try await transport.client(refusing.url).send(Endpoint<Data>(path: "x", decoding: .data))
     }
     #expect(error?.urlError?.code == .cannotConnectToHost)
   }
 
   /// 10 KB of gzip that inflates to 10 MB: the limit counts the bytes after decoding.
-  @Test(arguments: [(1_000_000, false), (20_000_000, true)])
-  func theSizeLimitCountsDecodedBytes(limit: Int, fits: Bool) async throws {
+  @Test(arguments: [(1_000_000, false), (20_000_000, true)], TransportKind.allCases)
+  func theSizeLimitCountsDecodedBytes(limit: (Int, Bool), _ transport: TransportKind) async throws {
+    let (limit, fits) = limit
     let compressed = try Fixtures.nearest().data("zeros-10mb.gz")
     let server = try LoopbackServer { _ in
       ScriptedResponse(headers: [("Content-Encoding", "gzip")], body: compressed)
@@ -151,11 +154,11 @@ import Testing
     var endpoint = Endpoint<Data>(path: "bomb", decoding: .data)
     endpoint.maximumResponseSize = limit
     if fits {
-      let body = try await liveClient(server.baseURL).send(endpoint)
+      let body = try await transport.client(server.baseURL).send(endpoint)
       #expect(body.count == 10 * 1024 * 1024)
     } else {
       let error = await #expect(throws: APIError.self) {
-        try await liveClient(server.baseURL).send(endpoint)
+        try await transport.client(server.baseURL).send(endpoint)
       }
       #expect(error?.urlError?.code == .dataLengthExceedsMaximum)
     }

@@ -7,15 +7,17 @@ import Testing
 
 /// Redirects that would do what the caller did not ask for are refused or defused.
 @Suite struct RedirectHardeningTests {
-  @Test(arguments: ["file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "ftp://x/y"])
-  func onlyHTTPLocationsAreFollowed(location: String) async throws {
+  @Test(
+    arguments: ["file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "ftp://x/y"],
+    TransportKind.allCases)
+  func onlyHTTPLocationsAreFollowed(location: String, _ transport: TransportKind) async throws {
     let server = try LoopbackServer { request in
       request.path == "/start"
         ? ScriptedResponse(status: 302, headers: [("Location", location)]) : .text("LEAK")
     }
     defer { server.stop() }
     let error = await #expect(throws: APIError.self) {
-      _ = try await liveClient(server.baseURL).send(Endpoint<String>(path: "start"))
+      _ = try await transport.client(server.baseURL).send(Endpoint<String>(path: "start"))
     }
     let refused = try #require(error?.underlyingError as? RefusedRedirectError)
     #expect(refused.reason == .unsupportedScheme)
@@ -23,14 +25,16 @@ import Testing
     #expect(error?.localizedDescription.hasPrefix("The request stopped at a redirect") == true)
   }
 
-  @Test(arguments: [false, true])
-  func aRefusedRedirectIsTheErrorOfAStreamedCallToo(streams: Bool) async throws {
+  @Test(arguments: [false, true], TransportKind.allCases)
+  func aRefusedRedirectIsTheErrorOfAStreamedCallToo(streams: Bool, _ transport: TransportKind)
+    async throws
+  {
     let server = try LoopbackServer { _ in
       ScriptedResponse(
         status: 302, headers: [("Location", "file:///etc/passwd")], body: Data("moved".utf8))
     }
     defer { server.stop() }
-    let client = liveClient(server.baseURL)
+    let client = transport.client(server.baseURL)
     let endpoint = Endpoint<Data>(path: "start", decoding: .data)
     let error = await #expect(throws: APIError.self) {
       if streams {
@@ -42,7 +46,8 @@ import Testing
     #expect((error?.underlyingError as? RefusedRedirectError)?.reason == .unsupportedScheme)
   }
 
-  @Test func aUserAndPasswordInALocationNeverBecomeCredentials() async throws {
+  @Test(arguments: TransportKind.allCases)
+  func aUserAndPasswordInALocationNeverBecomeCredentials(_ transport: TransportKind) async throws {
     let other = try LoopbackServer { _ in .text("elsewhere") }
     defer { other.stop() }
     let port = try #require(other.baseURL.port)
@@ -51,20 +56,23 @@ import Testing
     }
     defer { server.stop() }
     #expect(
-      try await liveClient(server.baseURL).send(Endpoint<String>(path: "start")) == "elsewhere")
+      try await transport.client(server.baseURL).send(Endpoint<String>(path: "start"))
+        == "elsewhere")
     let received = try #require(other.requests.first)
     #expect(received.path == "/in")
     #expect(received.headers["authorization"] == nil)
   }
 
-  @Test(arguments: [307, 308])
-  func aBodyIsNeverDroppedSilentlyAtAnotherOrigin(status: Int) async throws {
+  @Test(arguments: [307, 308], TransportKind.allCases)
+  func aBodyIsNeverDroppedSilentlyAtAnotherOrigin(status: Int, _ transport: TransportKind)
+    async throws
+  {
     let other = try LoopbackServer { _ in .text("elsewhere") }
     defer { other.stop() }
     let server = try LoopbackServer { _ in .redirect(to: other.url("/posted"), status: status) }
     defer { server.stop() }
     let error = await #expect(throws: APIError.self) {
-      _ = try await liveClient(server.baseURL).send(
+      _ = try await transport.client(server.baseURL).send(
         Endpoint<String>(method: .post, path: "start", body: .data(Data("payload".utf8))))
     }
     let refused = try #require(error?.underlyingError as? RefusedRedirectError)
@@ -72,54 +80,53 @@ import Testing
     #expect(other.requests.isEmpty)
   }
 
-  @Test(arguments: [307, 308])
-  func withinTheOriginTheBodyIsResent(status: Int) async throws {
+  @Test(arguments: [307, 308], TransportKind.allCases)
+  func withinTheOriginTheBodyIsResent(status: Int, _ transport: TransportKind) async throws {
     let server = try LoopbackServer { request in
       request.path == "/start"
         ? .redirect(to: URL(string: "/end", relativeTo: nil)!, status: status) : .text("kept")
     }
     defer { server.stop() }
-    let answer = try await liveClient(server.baseURL).send(
+    let answer = try await transport.client(server.baseURL).send(
       Endpoint<String>(method: .post, path: "start", body: .data(Data("payload".utf8))))
     #expect(answer == "kept")
     #expect(server.requests.last?.body == Data("payload".utf8))
   }
 
-  @Test func endless307sWithABodyAreTooManyRedirects() async throws {
+  @Test(arguments: TransportKind.allCases)
+  func endless307sWithABodyAreTooManyRedirects(_ transport: TransportKind) async throws {
     let server = try LoopbackServer { request in
       .redirect(to: URL(string: "/again\(request.path.count)")!, status: 307)
     }
     defer { server.stop() }
     let error = await #expect(throws: APIError.self) {
-      _ = try await liveClient(server.baseURL).send(
+      _ = try await transport.client(server.baseURL).send(
         Endpoint<Data>(method: .post, path: "start", body: .data(Data("x".utf8)), decoding: .data))
     }
     #expect(error?.urlError?.code == .httpTooManyRedirects)
   }
 
-  @Test func aTrustedHostReceivesCredentialsAcrossOrigins() async throws {
+  @Test(arguments: TransportKind.allCases)
+  func aTrustedHostReceivesCredentialsAcrossOrigins(_ transport: TransportKind) async throws {
     let other = try LoopbackServer { _ in .text("cdn") }
     defer { other.stop() }
     // Same host, another port: another origin, but a trusted host.
     let server = try LoopbackServer { _ in .redirect(to: other.url("/asset")) }
     defer { server.stop() }
-    let transport = URLSessionTransport(
-      configuration: URLSessionTransport.defaultConfiguration(), trustedRedirectHosts: ["127.0.0.1"]
-    )
+    let transport = transport.make(trustedRedirectHosts: ["127.0.0.1"])
     let client = APIClient(baseURL: server.baseURL, transport: transport)
     _ = try await client.send(
       Endpoint<String>(path: "start", headers: ["Authorization": "Bearer s3cret"]))
     #expect(other.requests.first?.headers["authorization"] == "Bearer s3cret")
   }
 
-  @Test func aTrustedHostReceivesTheBodyAfterA307() async throws {
+  @Test(arguments: TransportKind.allCases)
+  func aTrustedHostReceivesTheBodyAfterA307(_ transport: TransportKind) async throws {
     let other = try LoopbackServer { _ in .text("stored") }
     defer { other.stop() }
     let server = try LoopbackServer { _ in .redirect(to: other.url("/upload"), status: 307) }
     defer { server.stop() }
-    let transport = URLSessionTransport(
-      configuration: URLSessionTransport.defaultConfiguration(), trustedRedirectHosts: ["127.0.0.1"]
-    )
+    let transport = transport.make(trustedRedirectHosts: ["127.0.0.1"])
     let client = APIClient(baseURL: server.baseURL, transport: transport)
     let answer = try await client.send(
       Endpoint<String>(method: .put, path: "start", body: .data(Data("payload".utf8))))
@@ -132,7 +139,8 @@ import Testing
 /// Buffered calls are bounded by default; streams are not. (Malformed answers are rows of the
 /// fault matrix.)
 @Suite struct DefaultSizeLimitTests {
-  @Test func bufferedCallsGetADefaultSizeLimitAndStreamsDoNot() async throws {
+  @Test(arguments: TransportKind.allCases)
+  func bufferedCallsGetADefaultSizeLimitAndStreamsDoNot(_ transport: TransportKind) async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/x", .status(200))
     _ = try await client(stub).send(Endpoint<Data>(path: "x", decoding: .data))

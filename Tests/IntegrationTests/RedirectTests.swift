@@ -13,15 +13,15 @@ import Testing
     "X-Trace": "abc",
   ]
 
-  @Test(arguments: [301, 302, 303, 307, 308])
-  func sameOriginKeepsEveryHeader(status: Int) async throws {
+  @Test(arguments: [301, 302, 303, 307, 308], TransportKind.allCases)
+  func sameOriginKeepsEveryHeader(status: Int, _ transport: TransportKind) async throws {
     let server = try LoopbackServer { request in
       request.path == "/start"
         ? .redirect(to: URL(string: "/end", relativeTo: nil)!, status: status) : .text("arrived")
     }
     defer { server.stop() }
     let endpoint = Endpoint<String>(path: "start", headers: Self.credentials)
-    let full = try await liveClient(server.baseURL).response(for: endpoint)
+    let full = try await transport.client(server.baseURL).response(for: endpoint)
     #expect(full.value == "arrived")
     #expect(full.response.url == server.url("/end"))
     let requests = server.requests
@@ -31,14 +31,14 @@ import Testing
     }
   }
 
-  @Test(arguments: [301, 302, 307, 308])
-  func anotherPortReceivesNoCredentials(status: Int) async throws {
+  @Test(arguments: [301, 302, 307, 308], TransportKind.allCases)
+  func anotherPortReceivesNoCredentials(status: Int, _ transport: TransportKind) async throws {
     let other = try LoopbackServer { _ in .text("elsewhere") }
     defer { other.stop() }
     let server = try LoopbackServer { _ in .redirect(to: other.url("/landing"), status: status) }
     defer { server.stop() }
     let endpoint = Endpoint<String>(path: "start", headers: Self.credentials)
-    let full = try await liveClient(server.baseURL).response(for: endpoint)
+    let full = try await transport.client(server.baseURL).response(for: endpoint)
     #expect(full.value == "elsewhere")
     #expect(server.requests.first?.headers["Authorization"] == "Bearer s3cret")
     let received = try #require(other.requests.first)
@@ -51,7 +51,8 @@ import Testing
     #expect(received.headers["X-Trace"] == "abc")
   }
 
-  @Test func credentialsStayOffAfterLeavingTheOrigin() async throws {
+  @Test(arguments: TransportKind.allCases)
+  func credentialsStayOffAfterLeavingTheOrigin(_ transport: TransportKind) async throws {
     let home = Locked<URL?>(nil)
     let other = try LoopbackServer { _ in
       home.withLock { $0 }.map { .redirect(to: $0) } ?? ScriptedResponse(status: 500)
@@ -63,7 +64,7 @@ import Testing
     defer { origin.stop() }
     home.withLock { $0 = origin.url("/back") }
     let endpoint = Endpoint<String>(path: "start", headers: Self.credentials)
-    #expect(try await liveClient(origin.baseURL).send(endpoint) == "home")
+    #expect(try await transport.client(origin.baseURL).send(endpoint) == "home")
     #expect(other.requests.first?.headers["Authorization"] == nil)
     #expect(origin.requests.map(\.path) == ["/start", "/back"])
   }

@@ -9,9 +9,9 @@ import Foundation
 /// host is trusted), refuse to go from HTTPS to plain HTTP, and have a `307`/`308` of a request
 /// with a body sent again, body included, within the origin or to a trusted host, and refused
 /// elsewhere.
-enum RedirectPolicy {
+package enum RedirectPolicy {
   /// The decision for one redirect.
-  enum Decision: Equatable {
+  package enum Decision: Equatable {
     /// Follow with this request.
     case follow(URLRequest)
     /// Refuse: the redirect would downgrade from HTTPS to HTTP.
@@ -33,7 +33,7 @@ enum RedirectPolicy {
   ///   - hasBody: Whether the request being redirected has a body.
   ///   - trustedHosts: Hosts that may receive credentials and bodies across origins.
   /// - Returns: Follow (with which request), resend, or refuse.
-  static func decide(
+  package static func decide(
     from source: URL?, proposed: URLRequest, location: String? = nil, status: Int = 302,
     hasBody: Bool = false, trustedHosts: Set<String> = []
   ) -> Decision {
@@ -86,7 +86,7 @@ enum RedirectPolicy {
   }
 
   /// Whether two URLs share scheme, host and port (default ports made explicit).
-  static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+  package static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
     origin(lhs) == origin(rhs)
   }
 

@@ -1,0 +1,109 @@
+#if os(Linux)
+  import CErrandCurl
+  import Errand
+  import Foundation
+
+  /// One thread that owns a libcurl multi handle and runs every transfer of a ``CurlTransport``.
+  ///
+  /// Swift tasks hand transfers over (and ask for them to be removed) through a locked list and
+  /// `curl_multi_wakeup`; every other libcurl call happens on this thread, so no easy handle is
+  /// ever touched by two threads at once.
+  ///
+  /// `@unchecked Sendable` is safe: `multi` and `active` are used only on the engine's thread
+  /// (after `init` hands them over); what other threads touch is in `requests`, a `Locked`, and
+  /// `curl_multi_wakeup` is documented as callable from any thread.
+  final class CurlEngine: @unchecked Sendable {
+    private let multi: UnsafeMutableRawPointer
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+
+    private struct Requests {
+      var added: [CurlTransfer] = []
+      var removed: [CurlTransfer] = []
+      var stopping = false
+    }
+
+    private let requests = Locked(Requests())
+
+    /// Start the engine's thread, or fail with why libcurl cannot be used.
+    init(maximumConnectionsPerHost: Int) throws(CurlUnavailableError) {
+      if let failure = errand_curl_load() {
+        throw CurlUnavailableError(reason: String(cString: failure))
+      }
+      guard let multi = errand_curl_multi_init() else {
+        throw CurlUnavailableError(reason: "curl_multi_init failed")
+      }
+      self.multi = multi
+      _ = errand_curl_multi_setopt_long(
+        multi, CurlMultiOption.maxHostConnections, maximumConnectionsPerHost)
+      let thread = Thread { [self] in run() }
+      thread.name = "errand.curl"
+      thread.start()
+    }
+
+    /// Hand a transfer to the engine.
+    func add(_ transfer: CurlTransfer) {
+      requests.withLock { $0.added.append(transfer) }
+      _ = errand_curl_multi_wakeup(multi)
+    }
+
+    /// Stop a transfer: its handle leaves the multi handle on the engine's thread; the caller
+    /// never waits.
+    func remove(_ transfer: CurlTransfer) {
+      requests.withLock { $0.removed.append(transfer) }
+      _ = errand_curl_multi_wakeup(multi)
+    }
+
+    /// Stop every transfer and end the thread.
+    func shutDown() {
+      requests.withLock { $0.stopping = true }
+      _ = errand_curl_multi_wakeup(multi)
+    }
+
+    private func run() {
+      while true {
+        let requests = requests.withLock { requests in
+          defer { requests = Requests(stopping: requests.stopping) }
+          return requests
+        }
+        for transfer in requests.added {
+          if transfer.isAbandoned || requests.stopping {
+            transfer.stopped()
+            transfer.cleanUp()
+          } else {
+            active[transfer.easy] = transfer
+            _ = errand_curl_multi_add_handle(multi, transfer.easy)
+          }
+        }
+        for transfer in requests.removed where active[transfer.easy] === transfer {
+          // (A handle freed earlier may share its address with a newer one: hence the check.)
+          finish(transfer.easy) { $0.stopped() }
+        }
+        if requests.stopping {
+          for easy in Array(active.keys) {
+            finish(easy) { $0.stopped() }
+          }
+          errand_curl_multi_cleanup(multi)
+          return
+        }
+        var running: Int32 = 0
+        _ = errand_curl_multi_perform(multi, &running)
+        var easy: UnsafeMutableRawPointer?
+        var code: Int32 = 0
+        while errand_curl_multi_next_done(multi, &easy, &code) == 1 {
+          if let easy {
+            finish(easy) { $0.complete(code: code) }
+          }
+        }
+        _ = errand_curl_multi_poll(multi, 1000)
+      }
+    }
+
+    /// Take a transfer out of the multi handle, tell it how it ended, and free its handle.
+    private func finish(_ easy: UnsafeMutableRawPointer, _ outcome: (CurlTransfer) -> Void) {
+      guard let transfer = active.removeValue(forKey: easy) else { return }
+      _ = errand_curl_multi_remove_handle(multi, easy)
+      outcome(transfer)
+      transfer.cleanUp()
+    }
+  }
+#endif

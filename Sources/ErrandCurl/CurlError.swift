@@ -1,0 +1,50 @@
+#if os(Linux)
+  import Foundation
+  import FoundationNetworking
+
+  /// libcurl's result codes, as the `URLError` that ``URLSessionTransport`` reports for the same
+  /// fault, so that `APIError` kinds and messages do not depend on the transport.
+  enum CurlError {
+    /// The `URLError` for a failed transfer.
+    /// - Parameters:
+    ///   - code: libcurl's `CURLcode`.
+    ///   - message: libcurl's own words (its error buffer), kept as the description.
+    ///   - url: The URL that failed.
+    /// - Returns: The error, with libcurl's words and the URL in its user info.
+    static func urlError(code: Int32, message: String, url: URL) -> URLError {
+      var info: [String: Any] = [NSURLErrorFailingURLErrorKey: url]
+      info[NSLocalizedDescriptionKey] = message.isEmpty ? nil : message
+      return URLError(urlErrorCode(code, message: message), userInfo: info)
+    }
+
+    /// The code for a result, read as `URLSessionTransport` reads the same failure: libcurl
+    /// reports broken chunked framing as a receive error, and URLSession calls it a bad server
+    /// response.
+    static func urlErrorCode(_ code: Int32, message: String) -> URLError.Code {
+      let message = message.lowercased()
+      if message.contains("chunk") && !message.contains("transfer closed") {
+        return .badServerResponse
+      }
+      return urlErrorCode(code)
+    }
+
+    static func urlErrorCode(_ code: Int32) -> URLError.Code {
+      switch code {
+      case 3: .badURL  // URL_MALFORMAT
+      case 5, 6: .cannotFindHost  // COULDNT_RESOLVE_PROXY, COULDNT_RESOLVE_HOST
+      case 7: .cannotConnectToHost  // COULDNT_CONNECT
+      case 1, 8, 52: .badServerResponse  // UNSUPPORTED_PROTOCOL, WEIRD_SERVER_REPLY, GOT_NOTHING
+      case 16, 18, 55, 56, 92: .networkConnectionLost  // HTTP2, PARTIAL_FILE, SEND/RECV_ERROR
+      case 26: .cannotOpenFile  // READ_ERROR: the file to upload could not be read
+      case 28: .timedOut  // OPERATION_TIMEDOUT
+      case 35, 59, 66, 77, 80, 83: .secureConnectionFailed  // TLS handshake, ciphers, CA file
+      case 58: .clientCertificateRejected  // SSL_CERTPROBLEM
+      case 60: .serverCertificateUntrusted  // PEER_FAILED_VERIFICATION
+      case 61: .cannotDecodeContentData  // BAD_CONTENT_ENCODING
+      case 63: .dataLengthExceedsMaximum  // FILESIZE_EXCEEDED
+      case 47: .httpTooManyRedirects  // TOO_MANY_REDIRECTS
+      default: .unknown
+      }
+    }
+  }
+#endif

@@ -1,0 +1,44 @@
+#if os(Linux)
+  /// libcurl's option, information and result numbers that CurlTransport uses, from
+  /// `<curl/curl.h>` (stable across libcurl 7.x and 8.x).
+  enum CurlOption {
+    static let writeData: Int32 = 10_001
+    static let url: Int32 = 10_002
+    static let readData: Int32 = 10_009
+    static let errorBuffer: Int32 = 10_010
+    static let writeFunction: Int32 = 20_011
+    static let httpHeader: Int32 = 10_023
+    static let headerData: Int32 = 10_029
+    static let customRequest: Int32 = 10_036
+    static let noProgress: Int32 = 43
+    static let noBody: Int32 = 44
+    static let upload: Int32 = 46
+    static let post: Int32 = 47
+    static let followLocation: Int32 = 52
+    static let headerFunction: Int32 = 20_079
+    static let httpGet: Int32 = 80
+    static let noSignal: Int32 = 99
+    static let acceptEncoding: Int32 = 10_102
+    static let `private`: Int32 = 10_103
+    static let inFileSizeLarge: Int32 = 30_115
+    static let postFieldSizeLarge: Int32 = 30_120
+    static let copyPostFields: Int32 = 10_165
+    static let protocolsString: Int32 = 10_318
+    static let redirectProtocolsString: Int32 = 10_319
+  }
+
+  enum CurlMultiOption {
+    static let maxHostConnections: Int32 = 7
+  }
+
+  enum CurlInfo {
+    static let responseCode: Int32 = 0x20_0002
+  }
+
+  /// Returned from a write callback to pause the transfer until `curl_easy_pause` resumes it.
+  let curlWriteFunctionPause = 0x1000_0001
+  /// `curl_easy_pause` bitmask: receive and send again.
+  let curlPauseContinue: Int32 = 0
+  /// The size libcurl writes into an error buffer.
+  let curlErrorSize = 256
+#endif

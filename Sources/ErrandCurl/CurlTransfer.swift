@@ -1,0 +1,303 @@
+#if os(Linux)
+  import CErrandCurl
+  import Errand
+  import Foundation
+  import FoundationNetworking
+
+  /// One request on its way through libcurl: its easy handle, the response as it arrives, and
+  /// whoever waits for it.
+  ///
+  /// `@unchecked Sendable` is safe: the properties under "loop thread" are touched only by the
+  /// engine's thread (libcurl calls back on it, and it alone completes and cleans up transfers);
+  /// the ones set in `init` are never changed; the continuation and the abandoned flag live in
+  /// `Locked` values.
+  final class CurlTransfer: @unchecked Sendable {
+    /// The easy handle; valid until `cleanUp()`.
+    let easy: UnsafeMutableRawPointer
+    let url: URL
+    let streams: Bool
+    let limit: Int?
+    /// Where libcurl writes its own words about a failure: allocated here, freed in `cleanUp()`,
+    /// after the handle that writes into it.
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The request's header lines: owned here, freed in `cleanUp()` after the handle.
+    private var headerList: UnsafeMutableRawPointer?
+    /// The file an upload reads: opened here, closed in `cleanUp()` after the handle.
+    private var uploadFile: UnsafeMutablePointer<FILE>?
+
+    // Loop thread.
+    private var status = 0
+    private var fields = HTTPHeaders()
+    private var headComplete = false
+    private var isRedirect = false
+    private var received = 0
+    private var body = Data()
+    private var writer: HTTPBody.Writer?
+    private var failure: (any Error)?
+
+    private let waiting: Locked<CheckedContinuation<HTTPResponse, any Error>?>
+    private let abandoned = Locked(false)
+    /// Asks the engine to remove this transfer (its reader went away).
+    private let stop: @Sendable (CurlTransfer) -> Void
+
+    /// Set up a handle for `request`; the continuation is resumed once, with the whole response,
+    /// with its head when `streams`, or with the failure.
+    init(
+      _ request: HTTPRequest, streams: Bool,
+      continuation: CheckedContinuation<HTTPResponse, any Error>,
+      stop: @escaping @Sendable (CurlTransfer) -> Void
+    ) throws {
+      self.stop = stop
+      guard let easy = errand_curl_easy_init() else { throw URLError(.unknown) }
+      self.easy = easy
+      self.url = request.url
+      self.streams = streams
+      self.limit = request.maximumResponseSize
+      self.waiting = Locked(continuation)
+      errorBuffer = .allocate(capacity: curlErrorSize)
+      errorBuffer.initialize(repeating: 0, count: curlErrorSize)
+      do {
+        try configure(for: request)
+      } catch {
+        cleanUp()
+        throw error
+      }
+    }
+
+    private func configure(for request: HTTPRequest) throws {
+      // libcurl copies every string option, so the Swift strings may go once set.
+      setString(CurlOption.url, request.url.absoluteString)
+      setString(CurlOption.protocolsString, "http,https")
+      setLong(CurlOption.followLocation, 0)
+      setLong(CurlOption.noSignal, 1)
+      setLong(CurlOption.noProgress, 1)
+      // Every encoding libcurl can decode, as URLSession asks for; the limit counts decoded bytes.
+      setString(CurlOption.acceptEncoding, "")
+      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
+      let this = Unmanaged.passUnretained(self).toOpaque()
+      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.private, this)
+      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.headerData, this)
+      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.writeData, this)
+      _ = errand_curl_easy_setopt_data_callback(easy, CurlOption.headerFunction, curlHeaderCallback)
+      _ = errand_curl_easy_setopt_data_callback(easy, CurlOption.writeFunction, curlWriteCallback)
+
+      switch request.method {
+      case .get where request.body == nil && request.bodyFile == nil:
+        setLong(CurlOption.httpGet, 1)
+      case .head:
+        setLong(CurlOption.noBody, 1)
+      default:
+        setString(CurlOption.customRequest, request.method.rawValue)
+      }
+      if let file = request.bodyFile {
+        let size =
+          (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
+        guard let size, let handle = fopen(file.path, "rb") else {
+          throw URLError(.cannotOpenFile, userInfo: [NSURLErrorFailingURLErrorKey: file])
+        }
+        uploadFile = handle
+        setLong(CurlOption.upload, 1)
+        _ = errand_curl_easy_setopt_pointer(easy, CurlOption.readData, handle)
+        _ = errand_curl_easy_setopt_offset(easy, CurlOption.inFileSizeLarge, Int64(size))
+      } else if let body = request.body {
+        _ = errand_curl_easy_setopt_offset(easy, CurlOption.postFieldSizeLarge, Int64(body.count))
+        // COPYPOSTFIELDS: libcurl keeps its own copy of the bytes.
+        body.withUnsafeBytes { bytes in
+          let empty: StaticString = ""
+          _ = errand_curl_easy_setopt_pointer(
+            easy, CurlOption.copyPostFields,
+            bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start))
+        }
+      }
+
+      var list: UnsafeMutableRawPointer?
+      for field in request.headers {
+        let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+        list = errand_curl_slist_append(list, line) ?? list
+      }
+      // No `Expect: 100-continue` wait before a body, as URLSession sends none.
+      list = errand_curl_slist_append(list, "Expect:") ?? list
+      headerList = list
+      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.httpHeader, list)
+    }
+
+    private func setLong(_ option: Int32, _ value: Int) {
+      _ = errand_curl_easy_setopt_long(easy, option, value)
+    }
+
+    private func setString(_ option: Int32, _ value: String) {
+      _ = errand_curl_easy_setopt_pointer(easy, option, value)
+    }
+
+    /// Free the handle, then what it pointed at. Loop thread (or before the handle was added).
+    func cleanUp() {
+      errand_curl_easy_cleanup(easy)
+      errand_curl_slist_free_all(headerList)
+      headerList = nil
+      if let uploadFile {
+        fclose(uploadFile)
+      }
+      uploadFile = nil
+      errorBuffer.deallocate()
+    }
+
+    // MARK: Waiting
+
+    /// Resume whoever waits, once; later outcomes are dropped.
+    @discardableResult
+    private func resume(with result: Result<HTTPResponse, any Error>) -> Bool {
+      let continuation = waiting.withLock { waiting in
+        defer { waiting = nil }
+        return waiting
+      }
+      continuation?.resume(with: result)
+      return continuation != nil
+    }
+
+    /// End the wait with `error` (a deadline, a cancellation) if it has not ended; the engine
+    /// removes the handle.
+    /// - Returns: Whether the caller was still waiting.
+    @discardableResult
+    func abandon(with error: any Error) -> Bool {
+      abandoned.withLock { $0 = true }
+      return resume(with: .failure(error))
+    }
+
+    var isAbandoned: Bool {
+      abandoned.withLock { $0 }
+    }
+
+    // MARK: Loop thread: libcurl's callbacks and the end of the transfer
+
+    /// One header line (status lines and the blank line that ends a head included).
+    func header(_ bytes: UnsafeRawBufferPointer) -> Int {
+      guard !headComplete else { return bytes.count }  // trailers
+      // Bytes, not characters: "\r\n" is one Swift character, neither "\r" nor "\n".
+      var end = bytes.count
+      while end > 0, bytes[end - 1] == UInt8(ascii: "\r") || bytes[end - 1] == UInt8(ascii: "\n") {
+        end -= 1
+      }
+      let line = Substring(String(decoding: bytes[..<end], as: UTF8.self))
+      if line.hasPrefix("HTTP/") {
+        let parts = line.split(separator: " ", maxSplits: 2)
+        status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        fields = HTTPHeaders()
+        return bytes.count
+      }
+      if line.isEmpty {
+        if (100..<200).contains(status) && status != 101 {
+          status = 0  // an interim answer: the real head follows
+          return bytes.count
+        }
+        headComplete = true
+        return headArrived() ? bytes.count : 0
+      }
+      if let colon = line.firstIndex(of: ":") {
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        fields.add(name, value)
+      }
+      return bytes.count
+    }
+
+    /// The whole head is in: check it, and hand it out when streaming. Returns false to stop the
+    /// transfer (with `failure` set).
+    private func headArrived() -> Bool {
+      let lengths = Set(
+        fields.values(for: "Content-Length").flatMap { $0.split(separator: ",") }.map {
+          $0.trimmingCharacters(in: .whitespaces)
+        })
+      if lengths.count > 1 {
+        // Two lengths for one body: a wrong guess lets one response smuggle another.
+        failure = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        return false
+      }
+      let expected = lengths.first.flatMap { Int($0) }
+      if let limit, let expected, expected > limit {
+        failure = URLError(.dataLengthExceedsMaximum, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        return false
+      }
+      isRedirect = [301, 302, 303, 307, 308].contains(status) && fields["Location"] != nil
+      if streams && !isRedirect {
+        let (stream, writer) = HTTPBody.makeStream(expectedLength: expected) { [weak self] in
+          guard let self else { return }
+          self.abandon(with: CancellationError())
+          self.stop(self)
+        }
+        self.writer = writer
+        resume(
+          with: .success(
+            HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)))
+      }
+      return true
+    }
+
+    /// A piece of the body.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Int {
+      received += bytes.count
+      if let limit, received > limit {
+        failure = URLError(.dataLengthExceedsMaximum, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        return 0
+      }
+      if isRedirect {
+        return bytes.count
+      }
+      if let writer {
+        writer.write(Data(bytes))
+      } else {
+        body.append(contentsOf: bytes)
+      }
+      return bytes.count
+    }
+
+    /// The transfer ended with libcurl's `code`.
+    func complete(code: Int32) {
+      var error = failure
+      if error == nil, code != 0 {
+        let message = String(cString: errorBuffer)
+        error = CurlError.urlError(
+          code: code,
+          message: message.isEmpty ? String(cString: errand_curl_easy_strerror(code)) : message,
+          url: url)
+      }
+      if error == nil, !headComplete {
+        error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
+      }
+      if let error {
+        if !resume(with: .failure(error)) {
+          writer?.finish(throwing: error)
+        }
+        return
+      }
+      if let writer {
+        writer.finish()
+        return
+      }
+      let response = HTTPResponse(status: status, headers: fields, body: body, url: url)
+      resume(with: .success(streams ? response.streamingBody() : response))
+    }
+
+    /// Removed before it ended (cancelled, timed out, or its reader left).
+    func stopped() {
+      let error = CancellationError()
+      if !resume(with: .failure(error)) {
+        writer?.finish(throwing: error)
+      }
+    }
+  }
+
+  /// libcurl's header callback: `userdata` is the transfer, alive while its handle is in the
+  /// engine's multi handle.
+  private let curlHeaderCallback: errand_curl_data_callback = { buffer, size, count, userdata in
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.header(UnsafeRawBufferPointer(start: buffer, count: size * count))
+  }
+
+  /// libcurl's write callback, as the header callback.
+  private let curlWriteCallback: errand_curl_data_callback = { buffer, size, count, userdata in
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.write(UnsafeRawBufferPointer(start: buffer, count: size * count))
+  }
+#endif

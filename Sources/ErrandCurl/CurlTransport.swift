@@ -1,0 +1,196 @@
+#if os(Linux)
+  @_spi(Transports) import Errand
+  import Foundation
+  import FoundationNetworking
+
+  /// A Linux ``Transport`` that drives libcurl's multi interface from one thread of its own,
+  /// without going through URLSession.
+  ///
+  /// ```swift
+  /// let client = APIClient(baseURL: base, transport: CurlTransport())
+  /// ```
+  ///
+  /// FoundationNetworking drives libcurl too, but schedules every callback of every request
+  /// through operation queues and bridging; this transport hands requests to one thread that owns
+  /// a libcurl multi handle and resumes the caller when the answer is in. It keeps every rule
+  /// `URLSessionTransport` has: redirects followed by Errand's own policy (credentials and secret
+  /// headers never cross origins, no HTTPS to HTTP, only `http` and `https`, `307`/`308` bodies
+  /// sent again within the origin), conflicting `Content-Length` refused, size limits enforced as
+  /// bytes arrive, the deadline and cancellation ending the wait at once, and libcurl's failures
+  /// reported as the `URLError` URLSession reports for the same fault.
+  ///
+  /// libcurl is loaded at run time from `libcurl.so.4` (which FoundationNetworking also needs),
+  /// so building needs no libcurl development package. Connections are reused across requests;
+  /// HTTP/2 is used over TLS where the server offers it; the system's CA store and the proxy
+  /// environment variables (`http_proxy`, `https_proxy`, `no_proxy`) apply as libcurl reads them.
+  ///
+  /// Linux only: on Apple platforms use `URLSessionTransport`.
+  public final class CurlTransport: Transport {
+    private let engine: Result<CurlEngine, CurlUnavailableError>
+    private let trustedRedirectHosts: Set<String>
+
+    /// How many redirects one request follows, as URLSession does.
+    private static let maximumRedirects = 16
+
+    /// Create a transport with its own libcurl thread and connection pool.
+    /// - Parameters:
+    ///   - maximumConnectionsPerHost: How many connections to one host at once; more requests
+    ///     wait for one. 16 by default, as `URLSessionTransport`'s configuration.
+    ///   - trustedRedirectHosts: Hosts that may receive the request's credentials, secret headers
+    ///     and (after a `307`/`308`) body when a redirect from another origin leads to them; none
+    ///     by default. Matched exactly, ignoring case.
+    public init(maximumConnectionsPerHost: Int = 16, trustedRedirectHosts: Set<String> = []) {
+      engine = Result { () throws(CurlUnavailableError) in
+        try CurlEngine(maximumConnectionsPerHost: max(1, maximumConnectionsPerHost))
+      }
+      self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
+    }
+
+    deinit {
+      if case .success(let engine) = engine {
+        engine.shutDown()
+      }
+    }
+
+    /// Send a request and wait for the whole response.
+    /// - Parameter request: The request to send.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: The `URLError` URLSession reports for the same fault, ``InsecureRedirectError``
+    ///   or ``RefusedRedirectError`` for a redirect it would not follow, `CancellationError` as
+    ///   soon as the calling task is cancelled, or ``CurlUnavailableError``.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+      try await exchange(request, streams: false, deadline: nil)
+    }
+
+    /// Send a request and return when the response's head arrives; the body follows in
+    /// ``HTTPResponse/bodyStream`` as libcurl receives it.
+    /// - Parameter request: The request to send.
+    /// - Returns: The head of the response, with its body stream.
+    /// - Throws: What ``send(_:)`` throws before the head arrives.
+    public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+      try await exchange(request, streams: true, deadline: nil)
+    }
+
+    /// Send a request, following redirects by Errand's rules, ending the wait itself at
+    /// `deadline` (with `APIError.timedOut`) or when the calling task is cancelled.
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - streams: Whether to return at the head.
+    ///   - deadline: When to give up; `nil` for never.
+    /// - Returns: The response, whatever its status.
+    /// - Throws: What ``send(_:)`` throws, or `APIError.timedOut`.
+    @_spi(Transports) public func exchange(
+      _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
+    ) async throws -> HTTPResponse {
+      let engine = try engine.get()
+      var current = request
+      for _ in 0...Self.maximumRedirects {
+        let response = try await perform(current, streams: streams, deadline: deadline, on: engine)
+        guard [301, 302, 303, 307, 308].contains(response.status),
+          let location = response.headers["Location"]
+        else { return response }
+        current = try redirect(current, to: location, status: response.status)
+      }
+      throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: current.url])
+    }
+
+    /// The request to send next after a redirect, as URLSession would propose it and
+    /// `RedirectPolicy` allows it.
+    private func redirect(_ request: HTTPRequest, to location: String, status: Int) throws
+      -> HTTPRequest
+    {
+      guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL else {
+        throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
+      }
+      // As URLSession: a 303, and a 301 or 302 after a POST, become a GET without a body.
+      let becomesGet = status == 303 || ([301, 302].contains(status) && request.method == .post)
+      var proposed = request.urlRequest
+      proposed.url = target
+      if becomesGet {
+        proposed.httpMethod = "GET"
+        proposed.httpBody = nil
+      }
+      let hasBody = !becomesGet && (request.body != nil || request.bodyFile != nil)
+      switch RedirectPolicy.decide(
+        from: request.url, proposed: proposed, location: location, status: status,
+        hasBody: hasBody, trustedHosts: trustedRedirectHosts)
+      {
+      case .follow(let next):
+        var followed = request
+        followed.url = next.url ?? target
+        if becomesGet {
+          followed.method = .get
+          followed.body = nil
+          followed.bodyFile = nil
+        }
+        let kept = next.allHTTPHeaderFields ?? [:]
+        followed.headers = HTTPHeaders(
+          request.headers.fields.filter { field in
+            kept.keys.contains { $0.caseInsensitiveCompare(field.name) == .orderedSame }
+          })
+        return followed
+      case .resend(let url):
+        var resent = request
+        resent.url = url
+        return resent
+      case .refuseDowngrade(let from, let to):
+        throw InsecureRedirectError(from: from, to: to)
+      case .refuse(let error):
+        throw error
+      }
+    }
+
+    /// One transfer, without following redirects.
+    private func perform(
+      _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?, on engine: CurlEngine
+    ) async throws -> HTTPResponse {
+      let started = Locked<CurlTransfer?>(nil)
+      let abandoned = Locked<(any Error)?>(nil)
+      let abandon: @Sendable (any Error) -> Void = { error in
+        abandoned.withLock { $0 = $0 ?? error }
+        if let transfer = started.withLock({ $0 }), transfer.abandon(with: error) {
+          engine.remove(transfer)
+        }
+      }
+      let disarm = deadline?.whenExpired { abandon(APIError.timedOut) }
+      defer { disarm?() }
+      return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+          let transfer: CurlTransfer
+          do {
+            transfer = try CurlTransfer(
+              request, streams: streams, continuation: continuation,
+              stop: { engine.remove($0) })
+          } catch {
+            continuation.resume(throwing: error)
+            return
+          }
+          started.withLock { $0 = transfer }
+          if let error = abandoned.withLock({ $0 }) {
+            transfer.abandon(with: error)
+          }
+          engine.add(transfer)
+        }
+      } onCancel: {
+        abandon(CancellationError())
+      }
+    }
+  }
+
+  /// Why ``CurlTransport`` cannot send anything: libcurl could not be loaded or set up.
+  public struct CurlUnavailableError: Error, CustomStringConvertible, LocalizedError {
+    /// What is missing.
+    public var reason: String
+
+    /// What happened and what to do.
+    public var description: String {
+      "CurlTransport cannot run: \(reason). Use URLSessionTransport instead."
+    }
+
+    /// The same as ``description``.
+    public var errorDescription: String? { description }
+  }
+
+  /// Sends from one thread of its own, whose state only it touches.
+  @_spi(Transports) extension CurlTransport: DeadlineEnforcingTransport {}
+#endif

@@ -1,0 +1,113 @@
+#if os(Linux)
+  import Errand
+  import ErrandCurl
+  import ErrandTesting
+  import Foundation
+  import LoopbackServer
+  import TestSupport
+  import Testing
+
+  /// CurlTransport over a real socket: what it sends, what it streams, how it stops. The fault
+  /// matrix and the redirect suites run against it too (see `TransportKind`).
+  @Suite struct CurlTransportTests {
+    @Test func sendsTheMethodHeadersAndBodyAsGiven() async throws {
+      let server = try LoopbackServer()
+      defer { server.stop() }
+      server.enqueue(.json(#"{"name":"Rex"}"#))
+      let body = patternBytes(300_000)
+      let request = HTTPRequest(
+        method: .put, url: server.url("/dogs/1?x=1"),
+        headers: ["X-Trace": "abc", "Content-Type": "application/octet-stream"], body: body)
+      let response = try await CurlTransport().send(request)
+      let received = try await server.takeRequest()
+      #expect(received.method == "PUT")
+      #expect(received.target == "/dogs/1?x=1")
+      #expect(received.headers["X-Trace"] == "abc")
+      #expect(received.headers["Expect"] == nil)
+      #expect(received.body == body)
+      #expect(response.status == 200)
+      #expect(response.body == Data(#"{"name":"Rex"}"#.utf8))
+      #expect(response.headers["Content-Type"]?.hasPrefix("application/json") == true)
+    }
+
+    @Test func uploadsAFileFromDisk() async throws {
+      let server = try LoopbackServer()
+      defer { server.stop() }
+      server.enqueue(.text("stored"))
+      let body = patternBytes(3_000_000)
+      let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "errand-curl-\(UUID().uuidString)")
+      try body.write(to: file)
+      defer { try? FileManager.default.removeItem(at: file) }
+      var request = HTTPRequest(method: .post, url: server.url("/upload"))
+      request.bodyFile = file
+      let response = try await CurlTransport().send(request)
+      let received = try await server.takeRequest()
+      #expect(response.body == Data("stored".utf8))
+      #expect(received.method == "POST")
+      #expect(received.body == body)
+    }
+
+    @Test func aStreamArrivesChunkByChunkInOrder() async throws {
+      let chunks = (0..<5).map { Data("chunk \($0)\n".utf8) }
+      let server = try LoopbackServer { _ in
+        var response = ScriptedResponse(body: chunks.reduce(Data(), +))
+        response.chunkLengths = chunks.map(\.count)
+        response.chunkInterval = .milliseconds(20)
+        return response
+      }
+      defer { server.stop() }
+      let client = APIClient(baseURL: server.baseURL, transport: CurlTransport())
+      let stream = try await client.stream(Endpoint<Data>(path: "feed"))
+      var lines: [String] = []
+      for try await line in stream.lines {
+        lines.append(line)
+      }
+      #expect(lines == (0..<5).map { "chunk \($0)" })
+    }
+
+    @Test func leavingAStreamStopsTheTransfer() async throws {
+      let server = try LoopbackServer { _ in
+        var response = ScriptedResponse(body: patternBytes(1_000_000))
+        response.chunkSize = 1000
+        response.chunkInterval = .milliseconds(5)
+        return response
+      }
+      defer { server.stop() }
+      let client = APIClient(baseURL: server.baseURL, transport: CurlTransport())
+      let stream = try await client.stream(Endpoint<Data>(path: "big"))
+      for try await _ in stream {
+        break
+      }
+      #expect(await server.waitForEarlyDisconnect())
+    }
+
+    @Test func cancellingTheCallerEndsTheWaitAtOnce() async throws {
+      let server = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(20)) }
+      defer { server.stop() }
+      let client = APIClient(baseURL: server.baseURL, transport: CurlTransport())
+      let call = Task { try await client.send(Endpoint<Data>(path: "slow")) }
+      #expect(await server.waitForRequests(1))
+      let started = ContinuousClock.now
+      call.cancel()
+      let error = await #expect(throws: APIError.self) { try await call.value }
+      #expect(error?.kind == .cancelled)
+      #expect(ContinuousClock.now - started < .seconds(3))
+      #expect(await server.waitForEarlyDisconnect())
+    }
+
+    @Test func manyConcurrentRequestsEachGetTheirOwnAnswer() async throws {
+      let server = try LoopbackServer { request in .text(request.path) }
+      defer { server.stop() }
+      let client = APIClient(baseURL: server.baseURL, transport: CurlTransport())
+      let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+        for index in 0..<200 {
+          group.addTask { (index, try await client.send(Endpoint<String>(path: "n/\(index)"))) }
+        }
+        return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+      }
+      #expect(answers.count == 200)
+      #expect(answers.allSatisfy { $0.value == "/n/\($0.key)" })
+    }
+  }
+#endif

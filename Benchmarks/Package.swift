@@ -13,6 +13,7 @@ let package = Package(
       dependencies: [
         .product(name: "Errand", package: "Errand"),
         .product(name: "ErrandStubs", package: "Errand"),
+        .product(name: "ErrandCurl", package: "Errand"),
       ])
   ],
   swiftLanguageModes: [.v6]

@@ -7,6 +7,7 @@
 # Usage: Benchmarks/run.sh [seconds-per-sample] [rounds]
 #        ERRAND_BENCHMARKS=streaming Benchmarks/run.sh 2 5   # the streaming scenarios alone
 #        ERRAND_BENCHMARKS=throughput Benchmarks/run.sh 2 5  # all but the streaming scenarios
+#        ERRAND_BENCHMARKS=soak Benchmarks/run.sh             # 1,000,000 requests through CurlTransport
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-2}"
@@ -91,6 +92,13 @@ sys.exit("the benchmark server did not start")
 PY
 
 swift build -c release --product errand-benchmarks >&2
+if [ "${ERRAND_BENCHMARKS:-all}" = soak ]; then
+  # A million requests through CurlTransport at 64 concurrent, one in twenty cancelled.
+  { echo '# CurlTransport soak'; echo; echo '```'
+    .build/release/errand-benchmarks --soak "${ERRAND_SOAK_REQUESTS:-1000000}" --url "http://127.0.0.1:$port/dogs.json"
+    echo '```'; } | tee results-soak.md
+  exit 0
+fi
 [ "${ERRAND_BENCHMARKS:-all}" = streaming ] || .build/release/errand-benchmarks --url "http://127.0.0.1:$port/dogs.json" --seconds "$seconds" --rounds "$rounds" \
   --server "$server" --output results.md
 [ "${ERRAND_BENCHMARKS:-all}" != throughput ] || exit 0

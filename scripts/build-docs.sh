@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the DocC archives for Errand, ErrandStubs, ErrandTesting and LoopbackServer with the toolchain's `docc`, from symbol
+# Build the DocC archives for Errand, ErrandStubs, ErrandTesting, LoopbackServer and ErrandCurl with the toolchain's `docc`, from symbol
 # graphs that SwiftPM dumps itself (no plugin, no package dependency). Documentation warnings are
 # errors. Archives land in .build/docs/<Module>.doccarchive.
 set -euo pipefail
@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 graphs="$(swift package dump-symbol-graph --minimum-access-level public 2>&1 | sed -n 's/^Files written to //p')"
 [ -d "$graphs" ] || { echo "no symbol graphs were written" >&2; exit 1; }
 
-for module in Errand ErrandStubs ErrandTesting LoopbackServer; do
+for module in Errand ErrandStubs ErrandTesting LoopbackServer ErrandCurl; do
   dir=".build/docs/symbol-graphs/$module"
   rm -rf "$dir" ".build/docs/$module.doccarchive"
   mkdir -p "$dir"

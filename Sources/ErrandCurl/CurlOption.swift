@@ -10,6 +10,8 @@
     static let httpHeader: Int32 = 10_023
     static let headerData: Int32 = 10_029
     static let customRequest: Int32 = 10_036
+    static let lowSpeedLimit: Int32 = 19
+    static let lowSpeedTime: Int32 = 20
     static let noProgress: Int32 = 43
     static let noBody: Int32 = 44
     static let upload: Int32 = 46
@@ -19,6 +21,7 @@
     static let httpGet: Int32 = 80
     static let noSignal: Int32 = 99
     static let acceptEncoding: Int32 = 10_102
+    static let connectTimeoutMilliseconds: Int32 = 156
     static let `private`: Int32 = 10_103
     static let inFileSizeLarge: Int32 = 30_115
     static let postFieldSizeLarge: Int32 = 30_120

@@ -71,6 +71,19 @@
       setLong(CurlOption.followLocation, 0)
       setLong(CurlOption.noSignal, 1)
       setLong(CurlOption.noProgress, 1)
+      // As URLSession's request timeout: give up on a connection that does not open, or a
+      // transfer that stalls, for the request's timeout in whole seconds (60 when it has none).
+      // The client's own deadline is usually shorter; this keeps a call without one from
+      // waiting forever.
+      let idle =
+        request.timeout.map { timeout in
+          let seconds =
+            Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+          return Int(min(max(1, seconds.rounded(.up)), Double(Int32.max / 1000)))
+        } ?? 60
+      setLong(CurlOption.connectTimeoutMilliseconds, idle * 1000)
+      setLong(CurlOption.lowSpeedLimit, 1)
+      setLong(CurlOption.lowSpeedTime, idle)
       // Every encoding libcurl can decode, as URLSession asks for; the limit counts decoded bytes.
       setString(CurlOption.acceptEncoding, "")
       _ = errand_curl_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)

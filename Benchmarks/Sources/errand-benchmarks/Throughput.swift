@@ -1,4 +1,5 @@
 import Errand
+import ErrandCurl
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -88,7 +89,17 @@ enum Throughput {
         let response = try await transport.send(HTTPRequest(url: url))
         _ = try JSONDecoder().decode([Dog].self, from: response.body)
       },
-    ]
+    ] + curlContenders(base: base, endpoint: endpoint)
+  }
+
+  /// CurlTransport through APIClient, where it exists (Linux).
+  static func curlContenders(base: URL, endpoint: Endpoint<[Dog]>) -> [Contender] {
+    #if os(Linux)
+      let client = APIClient(baseURL: base, transport: CurlTransport())
+      return [Contender(name: "Errand APIClient + CurlTransport") { _ = try await client.send(endpoint) }]
+    #else
+      return []
+    #endif
   }
 
   /// Completed requests per second for one contender, `concurrency` workers, for `seconds`, and

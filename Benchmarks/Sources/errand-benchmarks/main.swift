@@ -13,6 +13,11 @@ if let scenario = options["--streaming"] {
   try await Streaming.run(scenario, url: url, path: options["--path"] ?? "")
   exit(0)
 }
+if let count = options["--soak"] {
+  guard let address = options["--url"], let url = URL(string: address) else { exit(2) }
+  await Soak.run(url: url, requests: Int(count) ?? 1_000_000, concurrency: 64)
+  exit(0)
+}
 if options["--profile-overhead"] != nil {
   // For profilers: only the client-overhead loop, and its parts.
   let client = APIClient(
@@ -71,11 +76,14 @@ var report = """
   | ---: | --- | ---: | ---: | ---: |
 
   """
-let names = [
+var names = [
   "URLSession data(for:), default configuration", "URLSession data(for:), Errand's configuration",
   "Errand APIClient + URLSessionTransport", "raw delegate task, Errand's configuration",
   "URLSessionTransport alone",
 ]
+#if os(Linux)
+  names.append("Errand APIClient + CurlTransport")
+#endif
 func range(_ values: [Double], decimals: Int = 0) -> String {
   "\(format(median(values), decimals: decimals)) (\(format(values.min() ?? 0, decimals: decimals))–\(format(values.max() ?? 0, decimals: decimals)))"
 }
@@ -88,6 +96,25 @@ for concurrency in concurrencies {
     report +=
       "| \(concurrency) | \(names[index]) | \(range(samples.rates)) | "
       + "\(format(median(samples.cpu))) | \(range(ratios, decimals: 2)) |\n"
+  }
+}
+if names.count > 5 {
+  report += """
+
+    ## CurlTransport against URLSessionTransport, both through APIClient
+
+    Round by round: requests per second of CurlTransport over URLSessionTransport, and its
+    processor time per request over URLSessionTransport's (median, min–max).
+
+    | Concurrency | Requests/s ratio | CPU per request ratio |
+    | ---: | ---: | ---: |
+
+    """
+  for concurrency in concurrencies {
+    guard let contenders = throughput[concurrency], contenders.count == names.count else { continue }
+    let rates = zip(contenders[5].rates, contenders[2].rates).map { $0 / max($1, 1) }
+    let cpu = zip(contenders[5].cpu, contenders[2].cpu).map { $0 / max($1, 1) }
+    report += "| \(concurrency) | \(range(rates, decimals: 2)) | \(range(cpu, decimals: 2)) |\n"
   }
 }
 report += """

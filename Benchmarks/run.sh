@@ -133,6 +133,8 @@ for round in $(seq "$rounds"); do
   scenarios="download:big.bin slow-stream:big.bin urlsession-baseline:big.bin sse:events.txt sse-stub: limit:huge.bin"
   # At 200 MB/s, as a fast real network would deliver it (nginx only).
   case "$server" in nginx*) scenarios="$scenarios slow-stream:limited/big.bin" ;; esac
+  # The same downloads through CurlTransport (Linux).
+  [ "$(uname -s)" = Linux ] && scenarios="$scenarios download-curl:big.bin slow-stream-curl:big.bin"
   for scenario in $scenarios; do
     name="${scenario%%:*}"
     path="${scenario#*:}"
@@ -164,6 +166,9 @@ print(f"| 512 MB with `curl -o FILE` | {stat(mbps(rows['curl']))} MB/s | – |")
 print(f"| 512 MB `stream`, reader sleeps 1 ms per chunk | {stat([t for t, *_ in rows['slow-stream']], 2)} s | {peak(rows['slow-stream'])} |")
 if "slow-stream-200" in rows:
     print(f"| the same at 200 MB/s (nginx `limit_rate`) | {stat([t for t, *_ in rows['slow-stream-200']], 2)} s | {peak(rows['slow-stream-200'])} |")
+if "download-curl" in rows:
+    print(f"| 512 MB `download(_:to:)` through CurlTransport | {stat(mbps(rows['download-curl']))} MB/s | {peak(rows['download-curl'])} |")
+    print(f"| 512 MB `stream` through CurlTransport, reader sleeps 1 ms per chunk | {stat([t for t, *_ in rows['slow-stream-curl']], 2)} s | {peak(rows['slow-stream-curl'])} |")
 print(f"| 512 MB through URLSession alone, a delegate that only counts | {stat(mbps(rows['urlsession-baseline']))} MB/s | {peak(rows['urlsession-baseline'])} |")
 print(f"| 10,000 events through `events` | {stat([e / t for t, s, e, p in rows['sse']], 0)} events/s | {peak(rows['sse'])} |")
 print(f"| 10,000 events from a stub on a TestClock | {stat([e / t for t, s, e, p in rows['sse-stub']], 0)} events/s | {peak(rows['sse-stub'])} |")

@@ -1,4 +1,5 @@
 import Errand
+import ErrandCurl
 import ErrandStubs
 import Foundation
 
@@ -10,21 +11,33 @@ import Foundation
 /// `errand-benchmarks --streaming NAME --url http://127.0.0.1:PORT --path FILE`. Prints one
 /// line: `name seconds bytes events peakKB`.
 enum Streaming {
+  /// CurlTransport where it exists; URLSessionTransport elsewhere.
+  static func curlTransport() -> any Transport {
+    #if os(Linux)
+      CurlTransport()
+    #else
+      URLSessionTransport()
+    #endif
+  }
+
   static func run(_ name: String, url: URL, path: String) async throws {
     let start = now()
     var bytes = 0
     var events = 0
-    switch name {
+    // A `-curl` suffix runs the scenario through CurlTransport (Linux).
+    let usesCurl = name.hasSuffix("-curl")
+    let transport: any Transport = usesCurl ? curlTransport() : URLSessionTransport()
+    switch usesCurl ? String(name.dropLast(5)) : name {
     case "download":
       let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
         "errand-bench-\(UUID().uuidString)")
       defer { try? FileManager.default.removeItem(at: destination) }
-      let client = APIClient(baseURL: url, transport: URLSessionTransport())
+      let client = APIClient(baseURL: url, transport: transport)
       let saved = try await client.download(
         Endpoint<Data>(path: path, timeout: .seconds(600), decoding: .data), to: destination)
       bytes = (try FileManager.default.attributesOfItem(atPath: saved.value.path)[.size] as? Int) ?? 0
     case "slow-stream":
-      let client = APIClient(baseURL: url, transport: URLSessionTransport())
+      let client = APIClient(baseURL: url, transport: transport)
       for try await chunk in try await client.stream(Endpoint<Data>(path: path, decoding: .data)) {
         bytes += chunk.count
         try await Task.sleep(for: .milliseconds(1))

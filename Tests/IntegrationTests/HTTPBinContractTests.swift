@@ -120,11 +120,15 @@ enum HTTPBinContract {
   }
 }
 
-/// The published transport checks, run against URLSessionTransport and a real httpbin.
+/// The published transport checks, run against every production transport and a real httpbin.
 @Suite(.enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL"))
 struct URLSessionTransportConformanceTests {
-  @Test(arguments: TransportConformance.checks + TransportConformance.streamingChecks)
-  func urlSessionTransportConforms(_ check: TransportConformance.Check) async throws {
-    try await check.run(URLSessionTransport(), httpbin: try #require(HTTPBin.url))
+  @Test(
+    arguments: TransportConformance.checks + TransportConformance.streamingChecks,
+    TransportKind.allCases)
+  func productionTransportsConform(
+    _ check: TransportConformance.Check, _ transport: TransportKind
+  ) async throws {
+    try await check.run(transport.make(), httpbin: try #require(HTTPBin.url))
   }
 }

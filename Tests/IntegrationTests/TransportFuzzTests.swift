@@ -19,7 +19,9 @@ import Testing
     }
   }
 
-  static let pieces = ["a", "Z", "9", " ", "%", "?", "#", "&", "=", "+", ";", ",", "é", "🐕", "~", "'"]
+  static let pieces = [
+    "a", "Z", "9", " ", "%", "?", "#", "&", "=", "+", ";", ",", "é", "🐕", "~", "'",
+  ]
 
   static func text(_ random: inout Seeded, maximum: Int) -> String {
     (0..<Int.random(in: 1...maximum, using: &random)).map { _ in
@@ -28,7 +30,8 @@ import Testing
   }
 
   static func endpoint(_ random: inout Seeded) -> Endpoint<Data> {
-    let method = [HTTPMethod.get, .post, .put, .patch, .delete].randomElement(using: &random) ?? .get
+    let method =
+      [HTTPMethod.get, .post, .put, .patch, .delete].randomElement(using: &random) ?? .get
     let path = (0..<Int.random(in: 1...3, using: &random)).map { _ in text(&random, maximum: 6) }
       .joined(separator: "/")
     let query = (0..<Int.random(in: 0...3, using: &random)).map { _ in

@@ -2,7 +2,7 @@
   import Foundation
   import FoundationNetworking
 
-  /// libcurl's result codes, as the `URLError` that ``URLSessionTransport`` reports for the same
+  /// libcurl's result codes, as the `URLError` that `URLSessionTransport` reports for the same
   /// fault, so that `APIError` kinds and messages do not depend on the transport.
   enum CurlError {
     /// The `URLError` for a failed transfer.

@@ -3,7 +3,7 @@
   import Foundation
   import FoundationNetworking
 
-  /// A Linux ``Transport`` that drives libcurl's multi interface from one thread of its own,
+  /// A Linux `Transport` that drives libcurl's multi interface from one thread of its own,
   /// without going through URLSession.
   ///
   /// ```swift
@@ -55,15 +55,15 @@
     /// Send a request and wait for the whole response.
     /// - Parameter request: The request to send.
     /// - Returns: The response, whatever its status.
-    /// - Throws: The `URLError` URLSession reports for the same fault, ``InsecureRedirectError``
-    ///   or ``RefusedRedirectError`` for a redirect it would not follow, `CancellationError` as
+    /// - Throws: The `URLError` URLSession reports for the same fault, `InsecureRedirectError`
+    ///   or `RefusedRedirectError` for a redirect it would not follow, `CancellationError` as
     ///   soon as the calling task is cancelled, or ``CurlUnavailableError``.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
       try await exchange(request, streams: false, deadline: nil)
     }
 
     /// Send a request and return when the response's head arrives; the body follows in
-    /// ``HTTPResponse/bodyStream`` as libcurl receives it.
+    /// `HTTPResponse.bodyStream` as libcurl receives it.
     /// - Parameter request: The request to send.
     /// - Returns: The head of the response, with its body stream.
     /// - Throws: What ``send(_:)`` throws before the head arrives.

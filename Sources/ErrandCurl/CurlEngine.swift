@@ -19,6 +19,7 @@
     private struct Requests {
       var added: [CurlTransfer] = []
       var removed: [CurlTransfer] = []
+      var resumed: [CurlTransfer] = []
       var stopping = false
     }
 
@@ -53,7 +54,13 @@
       _ = errand_curl_multi_wakeup(multi)
     }
 
-    /// Stop every transfer and end the thread.
+    /// Resume a transfer paused because its reader fell behind.
+    func resume(_ transfer: CurlTransfer) {
+      requests.withLock { $0.resumed.append(transfer) }
+      _ = errand_curl_multi_wakeup(multi)
+    }
+
+    /// Take no new transfers, and end the thread once the running ones have ended.
     func shutDown() {
       requests.withLock { $0.stopping = true }
       _ = errand_curl_multi_wakeup(multi)
@@ -78,10 +85,14 @@
           // (A handle freed earlier may share its address with a newer one: hence the check.)
           finish(transfer.easy) { $0.stopped() }
         }
-        if requests.stopping {
-          for easy in Array(active.keys) {
-            finish(easy) { $0.stopped() }
-          }
+        for transfer in requests.resumed where active[transfer.easy] === transfer {
+          // Cleared first: resuming can deliver the held bytes, and pause again, right here.
+          transfer.isPaused = false
+          _ = errand_curl_easy_pause(transfer.easy, curlPauseContinue)
+        }
+        if requests.stopping && active.isEmpty {
+          // The transport is gone and every transfer it started has ended (a body still being
+          // read keeps its transfer, as URLSession's `finishTasksAndInvalidate` does).
           errand_curl_multi_cleanup(multi)
           return
         }

@@ -1,6 +1,6 @@
 #if os(Linux)
   import CErrandCurl
-  import Errand
+  @_spi(Transports) import Errand
   import Foundation
   import FoundationNetworking
 
@@ -34,20 +34,27 @@
     private var body = Data()
     private var writer: HTTPBody.Writer?
     private var failure: (any Error)?
+    /// Whether the transfer is paused until its reader catches up (set here, cleared by the
+    /// engine before it resumes the transfer).
+    var isPaused = false
 
     private let waiting: Locked<CheckedContinuation<HTTPResponse, any Error>?>
     private let abandoned = Locked(false)
     /// Asks the engine to remove this transfer (its reader went away).
     private let stop: @Sendable (CurlTransfer) -> Void
+    /// Asks the engine to resume this paused transfer (its reader caught up).
+    private let proceed: @Sendable (CurlTransfer) -> Void
 
     /// Set up a handle for `request`; the continuation is resumed once, with the whole response,
     /// with its head when `streams`, or with the failure.
     init(
       _ request: HTTPRequest, streams: Bool,
       continuation: CheckedContinuation<HTTPResponse, any Error>,
-      stop: @escaping @Sendable (CurlTransfer) -> Void
+      stop: @escaping @Sendable (CurlTransfer) -> Void,
+      proceed: @escaping @Sendable (CurlTransfer) -> Void
     ) throws {
       self.stop = stop
+      self.proceed = proceed
       guard let easy = errand_curl_easy_init() else { throw URLError(.unknown) }
       self.easy = easy
       self.url = request.url
@@ -72,14 +79,14 @@
       setLong(CurlOption.noSignal, 1)
       setLong(CurlOption.noProgress, 1)
       // As URLSession's request timeout: give up on a connection that does not open, or a
-      // transfer that stalls, for the request's timeout in whole seconds (60 when it has none).
-      // The client's own deadline is usually shorter; this keeps a call without one from
-      // waiting forever.
+      // transfer that stalls, for the request's timeout in whole seconds plus one (60 when it
+      // has none). The client enforces the exact deadline; this is a backstop that keeps a call
+      // without one from waiting forever, and a second later so that it never wins that race.
       let idle =
         request.timeout.map { timeout in
           let seconds =
             Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-          return Int(min(max(1, seconds.rounded(.up)), Double(Int32.max / 1000)))
+          return Int(min(max(1, seconds.rounded(.up)) + 1, Double(Int32.max / 1000)))
         } ?? 60
       setLong(CurlOption.connectTimeoutMilliseconds, idle * 1000)
       setLong(CurlOption.lowSpeedLimit, 1)
@@ -247,6 +254,18 @@
 
     /// A piece of the body.
     func write(_ bytes: UnsafeRawBufferPointer) -> Int {
+      if let writer, writer.isBackedUp {
+        // The reader is a memory budget behind: leave these bytes with libcurl (it hands them
+        // over again when resumed) and stop reading from the socket until the reader catches up.
+        if !isPaused {
+          isPaused = true
+          writer.whenDrained { [weak self] in
+            guard let self else { return }
+            self.proceed(self)
+          }
+        }
+        return curlWriteFunctionPause
+      }
       received += bytes.count
       if let limit, received > limit {
         failure = URLError(.dataLengthExceedsMaximum, userInfo: [NSURLErrorFailingURLErrorKey: url])

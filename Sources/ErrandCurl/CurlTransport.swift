@@ -160,7 +160,7 @@
           do {
             transfer = try CurlTransfer(
               request, streams: streams, continuation: continuation,
-              stop: { engine.remove($0) })
+              stop: { engine.remove($0) }, proceed: { engine.resume($0) })
           } catch {
             continuation.resume(throwing: error)
             return

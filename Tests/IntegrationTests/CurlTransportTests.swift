@@ -1,11 +1,12 @@
 #if os(Linux)
-  import Errand
   import ErrandCurl
   import ErrandTesting
   import Foundation
   import LoopbackServer
   import TestSupport
   import Testing
+
+  @testable import Errand
 
   /// CurlTransport over a real socket: what it sends, what it streams, how it stops. The fault
   /// matrix and the redirect suites run against it too (see `TransportKind`).
@@ -80,6 +81,25 @@
         break
       }
       #expect(await server.waitForEarlyDisconnect())
+    }
+
+    /// A reader that falls behind pauses the transfer (libcurl stops reading the socket) instead
+    /// of having the rest of the body buffered: over loopback, 40 MB would otherwise all arrive
+    /// while the reader sleeps.
+    @Test func aSlowReaderPausesTheTransferInsteadOfBuffering() async throws {
+      let size = 40_000_000
+      let server = try LoopbackServer { _ in ScriptedResponse(body: patternBytes(size)) }
+      defer { server.stop() }
+      let response = try await CurlTransport().stream(HTTPRequest(url: server.url("/big")))
+      let body = try #require(response.bodyStream)
+      var iterator = body.makeAsyncIterator()
+      var received = try await iterator.next()?.count ?? 0
+      try await Task.sleep(for: .milliseconds(500))
+      #expect(body.buffer.unreadBytes < HTTPBody.memoryBudget + 1_000_000)
+      while let chunk = try await iterator.next() {
+        received += chunk.count
+      }
+      #expect(received == size)
     }
 
     @Test func cancellingTheCallerEndsTheWaitAtOnce() async throws {

@@ -21,6 +21,13 @@ final class BodyBuffer: @unchecked Sendable {
   private var end: Result<Void, any Error>?
   private var cancelled = false
   private var onCancel: (@Sendable () -> Void)?
+  /// Bytes written and not yet read, in memory or in the file.
+  private var unread = 0
+  /// Who waits for the reader to catch up (a transport that paused its transfer).
+  private var drainHandlers: [@Sendable () -> Void] = []
+
+  /// Below this many unread bytes a backed-up writer may go on.
+  static let lowWater = HTTPBody.memoryBudget / 2
 
   init(onCancel: @escaping @Sendable () -> Void) {
     self.onCancel = onCancel
@@ -28,6 +35,36 @@ final class BodyBuffer: @unchecked Sendable {
 
   var isCancelled: Bool {
     lock.withLock { cancelled }
+  }
+
+  /// Bytes written and not yet read.
+  var unreadBytes: Int {
+    lock.withLock { unread }
+  }
+
+  /// Whether the reader is a memory budget or more behind: a writer that can pause should.
+  var isBackedUp: Bool {
+    lock.withLock { unread >= HTTPBody.memoryBudget }
+  }
+
+  /// Run `handler` once the reader is less than half a memory budget behind, or the body has
+  /// ended or been cancelled; at once if it already is.
+  func whenDrained(_ handler: @escaping @Sendable () -> Void) {
+    lock.lock()
+    guard !cancelled, end == nil, unread >= Self.lowWater else {
+      lock.unlock()
+      handler()
+      return
+    }
+    drainHandlers.append(handler)
+    lock.unlock()
+  }
+
+  /// The drain handlers to run now, if the reader has caught up. Called under `lock`.
+  private func takeDrainHandlers() -> [@Sendable () -> Void] {
+    guard !drainHandlers.isEmpty, cancelled || unread < Self.lowWater else { return [] }
+    defer { drainHandlers = [] }
+    return drainHandlers
   }
 
   func write(_ chunk: Data) {
@@ -43,6 +80,7 @@ final class BodyBuffer: @unchecked Sendable {
       waiting.resume(returning: chunk)
       return
     }
+    unread += chunk.count
     if memoryBytes + chunk.count <= HTTPBody.memoryBudget {
       segments.append(.memory(chunk))
       memoryBytes += chunk.count
@@ -100,10 +138,15 @@ final class BodyBuffer: @unchecked Sendable {
     onCancel = nil
     segments = []
     memoryBytes = 0
+    unread = 0
     spill = nil
+    let drained = takeDrainHandlers()
     lock.unlock()
     waiting?.resume(throwing: CancellationError())
     stop?()
+    for handler in drained {
+      handler()
+    }
   }
 
   func next() async throws -> Data? {
@@ -122,8 +165,12 @@ final class BodyBuffer: @unchecked Sendable {
         }
         do {
           if let chunk = try takeFirst() {
+            let drained = takeDrainHandlers()
             lock.unlock()
             continuation.resume(returning: chunk)
+            for handler in drained {
+              handler()
+            }
             return
           }
         } catch {
@@ -158,10 +205,12 @@ final class BodyBuffer: @unchecked Sendable {
     case .memory(let chunk):
       segments.removeFirst()
       memoryBytes -= chunk.count
+      unread -= chunk.count
       return chunk
     case .file(let count):
       guard let spill else { return nil }
       let chunk = try spill.read(upTo: min(count, 256 * 1024))
+      unread -= chunk.count
       if chunk.count < count {
         segments[0] = .file(count - chunk.count)
       } else {

@@ -126,5 +126,18 @@ public final class HTTPBody: AsyncSequence, Sendable {
     public var isCancelled: Bool {
       buffer.isCancelled
     }
+
+    /// Whether the reader is ``HTTPBody/memoryBudget`` bytes or more behind: a transport that
+    /// can pause its transfer should, instead of writing more, until ``whenDrained(_:)`` calls.
+    @_spi(Transports) public var isBackedUp: Bool {
+      buffer.isBackedUp
+    }
+
+    /// Call `handler` once the reader is less than half a memory budget behind (or the body has
+    /// ended or been cancelled); at once if it already is.
+    /// - Parameter handler: What resumes the paused transfer; runs once, on no particular thread.
+    @_spi(Transports) public func whenDrained(_ handler: @escaping @Sendable () -> Void) {
+      buffer.whenDrained(handler)
+    }
   }
 }

@@ -148,16 +148,18 @@ public final class URLSessionTransport: Transport {
       URLSessionTransport.abandon(running, with: APIError.timedOut, delegate: delegate)
     }
     defer { disarm?() }
-    return try await start(request, streams: streams, running: running)
+    return try await start(
+      request, streams: streams, running: running, enforcesDeadline: deadline != nil)
   }
 
-  private func start(_ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>)
-    async throws -> HTTPResponse
-  {
+  private func start(
+    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>, enforcesDeadline: Bool
+  ) async throws -> HTTPResponse {
     var request = request
     for _ in 0..<Self.maximumResends {
       do {
-        return try await attempt(request, streams: streams, running: running)
+        return try await attempt(
+          request, streams: streams, running: running, enforcesDeadline: enforcesDeadline)
       } catch let resend as SameOriginResend {
         request.url = resend.location
       }
@@ -173,12 +175,15 @@ public final class URLSessionTransport: Transport {
   /// Send the request once. `running` is shared with the deadline and the cancellation handler:
   /// whichever ends the wait first resumes the continuation, exactly once.
   private func attempt(
-    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>
+    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>, enforcesDeadline: Bool
   ) async throws -> HTTPResponse {
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {
       // At least a second (Linux reads whole seconds), at most about 68 years (curl's limit).
-      urlRequest.timeoutInterval = min(max(1, timeout.seconds.rounded(.up)), Double(Int32.max))
+      // When this transport enforces the exact deadline itself, URLSession's own timer is only a
+      // backstop, a second later: on Linux it fires up to a millisecond before its time.
+      let seconds = max(1, timeout.seconds.rounded(.up)) + (enforcesDeadline ? 1 : 0)
+      urlRequest.timeoutInterval = min(seconds, Double(Int32.max))
     }
     let limit = request.maximumResponseSize
     let progress = UploadProgress.observer

@@ -17,7 +17,8 @@
   /// headers never cross origins, no HTTPS to HTTP, only `http` and `https`, `307`/`308` bodies
   /// sent again within the origin), conflicting `Content-Length` refused, size limits enforced as
   /// bytes arrive, the deadline and cancellation ending the wait at once, and libcurl's failures
-  /// reported as the `URLError` URLSession reports for the same fault.
+  /// reported as the `URLError` URLSession reports for the same fault. A streamed body whose
+  /// reader falls a memory budget behind pauses the transfer until the reader catches up.
   ///
   /// libcurl is loaded at run time from `libcurl.so.4` (which FoundationNetworking also needs),
   /// so building needs no libcurl development package. Connections are reused across requests;

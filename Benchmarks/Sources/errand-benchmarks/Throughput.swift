@@ -135,7 +135,11 @@ enum Throughput {
   static func run(url: URL, concurrencies: [Int], rounds: Int, seconds: Double) async -> [Int:
     [Samples]]
   {
-    let contenders = contenders(url: url)
+    var contenders = contenders(url: url)
+    if let only = ProcessInfo.processInfo.environment["ERRAND_BENCHMARK_ONLY"] {
+      // For profilers: one contender alone.
+      contenders = contenders.filter { $0.name.contains(only) }
+    }
     for contender in contenders {
       _ = await measure(contender, concurrency: 4, seconds: 0.5)  // warm up connections and caches
     }

@@ -19,6 +19,7 @@
     static let followLocation: Int32 = 52
     static let headerFunction: Int32 = 20_079
     static let httpGet: Int32 = 80
+    static let bufferSize: Int32 = 98
     static let noSignal: Int32 = 99
     static let acceptEncoding: Int32 = 10_102
     static let connectTimeoutMilliseconds: Int32 = 156

@@ -204,9 +204,18 @@ final class BodyBuffer: @unchecked Sendable {
     switch first {
     case .memory(let chunk):
       segments.removeFirst()
-      memoryBytes -= chunk.count
-      unread -= chunk.count
-      return chunk
+      var taken = chunk
+      if unread >= Self.lowWater {
+        // A reader half a memory budget behind gets what is queued in fewer, larger chunks (up
+        // to 256 KB), rather than paying its per-chunk cost for every piece the transport wrote.
+        while case .memory(let next) = segments.first, taken.count + next.count <= 256 * 1024 {
+          segments.removeFirst()
+          taken.append(next)
+        }
+      }
+      memoryBytes -= taken.count
+      unread -= taken.count
+      return taken
     case .file(let count):
       guard let spill else { return nil }
       let chunk = try spill.read(upTo: min(count, 256 * 1024))

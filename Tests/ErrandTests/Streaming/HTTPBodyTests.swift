@@ -21,6 +21,32 @@ import Testing
     #expect(try await body.collect() == bytes)
   }
 
+  /// A reader that keeps up gets the chunks as written; one half a memory budget behind or more
+  /// gets the queued chunks merged (up to 256 KB at a time), in order, nothing lost.
+  @Test(arguments: [
+    (30_000, 10_000), (HTTPBody.memoryBudget / 2 + 50_000, 260_000),
+    (HTTPBody.memoryBudget + 50_000, 260_000),
+  ])
+  func aReaderFarBehindGetsLargerChunks(total: Int, firstChunk: Int) async throws {
+    let bytes = patternBytes(total)
+    let (body, writer) = HTTPBody.makeStream(expectedLength: total) {}
+    var offset = 0
+    while offset < total {
+      let end = min(offset + 10_000, total)
+      writer.write(bytes[offset..<end])
+      offset = end
+    }
+    writer.finish()
+    var iterator = body.makeAsyncIterator()
+    let first = try #require(try await iterator.next())
+    #expect(first.count == firstChunk)
+    var received = first
+    while let chunk = try await iterator.next() {
+      received.append(chunk)
+    }
+    #expect(received == bytes)
+  }
+
   @Test func readingWhileWritingKeepsTheOrder() async throws {
     let bytes = patternBytes(5 * HTTPBody.memoryBudget)
     let (body, writer) = HTTPBody.makeStream(expectedLength: nil) {}

@@ -100,6 +100,9 @@
       // Every encoding libcurl can decode, as URLSession asks for; the limit counts decoded bytes.
       setString(CurlOption.acceptEncoding, "")
       _ = errand_curl_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
+      // `self`, unretained: libcurl passes it back to the callbacks below, which run only on the
+      // engine's thread while this transfer is in the engine's `active` dictionary (a strong
+      // reference); the handle is removed from the multi handle and freed before that ends.
       let this = Unmanaged.passUnretained(self).toOpaque()
       _ = errand_curl_easy_setopt_pointer(easy, CurlOption.private, this)
       _ = errand_curl_easy_setopt_pointer(easy, CurlOption.headerData, this)
@@ -121,13 +124,16 @@
         guard let size, let handle = fopen(file.path, "rb") else {
           throw URLError(.cannotOpenFile, userInfo: [NSURLErrorFailingURLErrorKey: file])
         }
+        // The `FILE*` is read by libcurl's default read callback; closed in `cleanUp()`, after
+        // the handle that reads it is freed.
         uploadFile = handle
         setLong(CurlOption.upload, 1)
         _ = errand_curl_easy_setopt_pointer(easy, CurlOption.readData, handle)
         _ = errand_curl_easy_setopt_offset(easy, CurlOption.inFileSizeLarge, Int64(size))
       } else if let body = request.body {
         _ = errand_curl_easy_setopt_offset(easy, CurlOption.postFieldSizeLarge, Int64(body.count))
-        // COPYPOSTFIELDS: libcurl keeps its own copy of the bytes.
+        // COPYPOSTFIELDS: libcurl copies the bytes during this call, so the pointer need only
+        // live for the closure.
         body.withUnsafeBytes { bytes in
           let empty: StaticString = ""
           _ = errand_curl_easy_setopt_pointer(

@@ -38,7 +38,7 @@
     /// engine before it resumes the transfer).
     var isPaused = false
 
-    private let waiting: Locked<CheckedContinuation<HTTPResponse, any Error>?>
+    private let waiting: Waiting
     private let abandoned = Locked(false)
     /// Asks the engine to remove this transfer (its reader went away).
     private let stop: @Sendable (CurlTransfer) -> Void
@@ -60,7 +60,7 @@
       self.url = request.url
       self.streams = streams
       self.limit = request.maximumResponseSize
-      self.waiting = Locked(continuation)
+      self.waiting = Waiting(continuation)
       errorBuffer = .allocate(capacity: curlErrorSize)
       errorBuffer.initialize(repeating: 0, count: curlErrorSize)
       do {
@@ -175,24 +175,13 @@
 
     // MARK: Waiting
 
-    /// Resume whoever waits, once; later outcomes are dropped.
-    @discardableResult
-    private func resume(with result: Result<HTTPResponse, any Error>) -> Bool {
-      let continuation = waiting.withLock { waiting in
-        defer { waiting = nil }
-        return waiting
-      }
-      continuation?.resume(with: result)
-      return continuation != nil
-    }
-
     /// End the wait with `error` (a deadline, a cancellation) if it has not ended; the engine
     /// removes the handle.
     /// - Returns: Whether the caller was still waiting.
     @discardableResult
     func abandon(with error: any Error) -> Bool {
       abandoned.withLock { $0 = true }
-      return resume(with: .failure(error))
+      return waiting.resume(with: .failure(error))
     }
 
     var isAbandoned: Bool {
@@ -235,12 +224,8 @@
     /// The whole head is in: check it, and hand it out when streaming. Returns false to stop the
     /// transfer (with `failure` set).
     private func headArrived() -> Bool {
-      let lengths = Set(
-        fields.values(for: "Content-Length").flatMap { $0.split(separator: ",") }.map {
-          $0.trimmingCharacters(in: .whitespaces)
-        })
+      let lengths = HTTPHeaders.announcedLengths(fields.values(for: "Content-Length"))
       if lengths.count > 1 {
-        // Two lengths for one body: a wrong guess lets one response smuggle another.
         failure = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
         return false
       }
@@ -257,7 +242,7 @@
           self.stop(self)
         }
         self.writer = writer
-        resume(
+        waiting.resume(
           with: .success(
             HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)))
       }
@@ -308,7 +293,7 @@
         error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
       }
       if let error {
-        if !resume(with: .failure(error)) {
+        if !waiting.resume(with: .failure(error)) {
           writer?.finish(throwing: error)
         }
         return
@@ -318,13 +303,13 @@
         return
       }
       let response = HTTPResponse(status: status, headers: fields, body: body, url: url)
-      resume(with: .success(streams ? response.streamingBody() : response))
+      waiting.resume(with: .success(streams ? response.streamingBody() : response))
     }
 
     /// Removed before it ended (cancelled, timed out, or its reader left).
     func stopped() {
       let error = CancellationError()
-      if !resume(with: .failure(error)) {
+      if !waiting.resume(with: .failure(error)) {
         writer?.finish(throwing: error)
       }
     }

@@ -98,3 +98,20 @@ package func streamingStub(clock: any Clock<Duration> = ContinuousClock()) async
   await stub.on(.post, "/v1/logs", .json(Dog(name: "Rex"), status: 201))
   return stub
 }
+
+/// A seeded random number generator (SplitMix64), so that a fuzz run can be repeated exactly.
+package struct SeededGenerator: RandomNumberGenerator {
+  var state: UInt64
+
+  package init(seed: UInt64) {
+    state = seed
+  }
+
+  package mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

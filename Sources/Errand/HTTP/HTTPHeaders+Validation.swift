@@ -54,3 +54,14 @@ extension String {
     String(debugDescription.dropFirst().dropLast())
   }
 }
+
+extension HTTPHeaders {
+  /// The distinct lengths that `Content-Length` values announce, trimmed; more than one means a
+  /// response whose end is a guess (and a wrong guess lets one response smuggle another).
+  /// URLSession joins repeated fields into one value (`"5, 6"`), so each value is split at commas.
+  /// - Parameter values: The `Content-Length` values, as received.
+  /// - Returns: The distinct lengths.
+  package static func announcedLengths(_ values: [String]) -> Set<String> {
+    Set(values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
+  }
+}

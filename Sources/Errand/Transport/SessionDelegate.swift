@@ -117,7 +117,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       return
     }
     if let length = http.value(forHTTPHeaderField: "Content-Length"),
-      Set(length.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }).count > 1
+      HTTPHeaders.announcedLengths([length]).count > 1
     {
       // Two lengths for one body: which one ends it is a guess, and a wrong guess lets one
       // response smuggle another.

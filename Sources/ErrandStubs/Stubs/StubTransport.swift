@@ -308,6 +308,13 @@ public actor StubTransport: Transport {
     forwardedRequests.append(request)
   }
 
+  /// A sequence's answer for the `call`th call (1-based): its last answer once it runs out;
+  /// `nil` for an empty sequence.
+  private static func pick(from answers: [StubResponse], call: Int) -> StubResponse? {
+    guard let last = answers.last else { return nil }
+    return call <= answers.count ? answers[call - 1] : last
+  }
+
   /// Work out an answer that has nothing to wait for (no delay, handler or hang), or `nil`.
   private static func resolveAtOnce(_ answer: StubResponse, call: Int, defaultDelay: Duration)
     throws -> Resolved?
@@ -323,8 +330,9 @@ public actor StubTransport: Transport {
     case .failure(let error):
       throw error
     case .sequence(let answers):
-      guard let last = answers.last else { return .whole(HTTPResponse(status: 500)) }
-      let next = call <= answers.count ? answers[call - 1] : last
+      guard let next = pick(from: answers, call: call) else {
+        return .whole(HTTPResponse(status: 500))
+      }
       return try resolveAtOnce(next, call: call, defaultDelay: defaultDelay)
     case .handler, .hang:
       return nil
@@ -350,8 +358,9 @@ public actor StubTransport: Transport {
     case .failure(let error):
       throw error
     case .sequence(let answers):
-      guard let last = answers.last else { return .whole(HTTPResponse(status: 500)) }
-      let next = call <= answers.count ? answers[call - 1] : last
+      guard let next = pick(from: answers, call: call) else {
+        return .whole(HTTPResponse(status: 500))
+      }
       return try await resolve(
         next, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
     case .handler(let handler):

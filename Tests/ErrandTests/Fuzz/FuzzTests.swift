@@ -9,30 +9,19 @@ import Testing
 /// no secret prints, and every URL Errand builds reads back as the path and query it was given.
 @Suite struct FuzzTests {
   /// SplitMix64: a few lines, no dependency, the same sequence for the same seed everywhere.
-  struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   static let pieces = [
     "a", "Z", "9", " ", "%", "%2F", "?", "#", "&", "=", "+", "/", ";", ",", "é", "🐕", "\u{0}",
     "\r", "\n", "\t", "..", ".", "~", "'", "\"", "<", ">", "\\", "[", "]", "@", ":", "token",
     "password", "",
   ]
 
-  static func text(_ random: inout Seeded, maximum: Int = 8) -> String {
+  static func text(_ random: inout SeededGenerator, maximum: Int = 8) -> String {
     (0..<Int.random(in: 0...maximum, using: &random)).map { _ in
       pieces.randomElement(using: &random)!
     }.joined()
   }
 
-  static func json(_ random: inout Seeded, depth: Int, secret: String) -> Any {
+  static func json(_ random: inout SeededGenerator, depth: Int, secret: String) -> Any {
     switch depth > 5 ? 0 : Int.random(in: 0...5, using: &random) {
     case 0: return text(&random)
     case 1: return Int.random(in: -1_000...1_000, using: &random)
@@ -50,7 +39,7 @@ import Testing
     }
   }
 
-  static func endpoint(_ random: inout Seeded, secret: String) -> Endpoint<Data> {
+  static func endpoint(_ random: inout SeededGenerator, secret: String) -> Endpoint<Data> {
     let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "QUERY", "G T", "GET\r\nX: 1", ""]
     var query = (0..<Int.random(in: 0...4, using: &random)).map { _ in
       URLQueryItem(
@@ -98,7 +87,7 @@ import Testing
 
   @Test(arguments: [UInt64(1), 2, 3, 4, 5])
   func randomRequestsNeitherCrashNorLeakAndReadBack(seed: UInt64) async throws {
-    var random = Seeded(state: seed)
+    var random = SeededGenerator(seed: seed)
     let client = makeClient()
     var accepted = 0
     var refused = 0
@@ -142,7 +131,7 @@ import Testing
 
   @Test(arguments: [UInt64(7), 8])
   func randomExchangesRecordAndReplayWithoutSecrets(seed: UInt64) async throws {
-    var random = Seeded(state: seed)
+    var random = SeededGenerator(seed: seed)
     let file = FileManager.default.temporaryDirectory
       .appendingPathComponent("errand-fuzz-\(UUID().uuidString)").appendingPathComponent("c.json")
     defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }

@@ -106,6 +106,10 @@ int errand_curl_easy_setopt_offset(void *easy, int option, int64_t value) {
 int errand_curl_easy_setopt_data_callback(void *easy, int option, errand_curl_data_callback callback) {
   return curl.easy_setopt(easy, option, callback);
 }
+int errand_curl_easy_setopt_progress_callback(
+    void *easy, int option, errand_curl_progress_callback callback) {
+  return curl.easy_setopt(easy, option, callback);
+}
 int errand_curl_easy_getinfo_long(void *easy, int info, long *value) {
   return curl.easy_getinfo(easy, info, value);
 }

@@ -13,6 +13,10 @@
     static let lowSpeedLimit: Int32 = 19
     static let lowSpeedTime: Int32 = 20
     static let noProgress: Int32 = 43
+    static let transferInfoData: Int32 = 10_057
+    static let transferInfoFunction: Int32 = 20_219
+    static let caInfo: Int32 = 10_065
+    static let caPath: Int32 = 10_097
     static let noBody: Int32 = 44
     static let upload: Int32 = 46
     static let post: Int32 = 47

@@ -38,6 +38,11 @@
     /// engine before it resumes the transfer).
     var isPaused = false
 
+    /// Who hears about the request body being sent, and the bytes last reported (loop thread).
+    private let uploadProgress: (@Sendable (TransferProgress) -> Void)?
+    private var uploadSize: Int?
+    private var reportedUpload = 0
+
     private let waiting: Waiting
     private let abandoned = Locked(false)
     /// Asks the engine to remove this transfer (its reader went away).
@@ -48,13 +53,15 @@
     /// Set up a handle for `request`; the continuation is resumed once, with the whole response,
     /// with its head when `streams`, or with the failure.
     init(
-      _ request: HTTPRequest, streams: Bool,
+      _ request: HTTPRequest, streams: Bool, certificateAuthorities: String? = nil,
+      uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
       continuation: CheckedContinuation<HTTPResponse, any Error>,
       stop: @escaping @Sendable (CurlTransfer) -> Void,
       proceed: @escaping @Sendable (CurlTransfer) -> Void
     ) throws {
       self.stop = stop
       self.proceed = proceed
+      self.uploadProgress = uploadProgress
       guard let easy = errand_curl_easy_init() else { throw URLError(.unknown) }
       self.easy = easy
       self.url = request.url
@@ -65,6 +72,11 @@
       errorBuffer.initialize(repeating: 0, count: curlErrorSize)
       do {
         try configure(for: request)
+        if let certificateAuthorities {
+          setString(CurlOption.caInfo, certificateAuthorities)
+          // Only that file: without this, libcurl would also trust its built-in CA directory.
+          _ = errand_curl_easy_setopt_pointer(easy, CurlOption.caPath, nil)
+        }
       } catch {
         cleanUp()
         throw error
@@ -130,7 +142,9 @@
         setLong(CurlOption.upload, 1)
         _ = errand_curl_easy_setopt_pointer(easy, CurlOption.readData, handle)
         _ = errand_curl_easy_setopt_offset(easy, CurlOption.inFileSizeLarge, Int64(size))
+        uploadSize = size
       } else if let body = request.body {
+        uploadSize = body.count
         _ = errand_curl_easy_setopt_offset(easy, CurlOption.postFieldSizeLarge, Int64(body.count))
         // COPYPOSTFIELDS: libcurl copies the bytes during this call, so the pointer need only
         // live for the closure.
@@ -140,6 +154,15 @@
             easy, CurlOption.copyPostFields,
             bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start))
         }
+      }
+
+      if uploadProgress != nil, uploadSize != nil {
+        // libcurl reports the bytes sent so far through this callback, on the engine's thread;
+        // `this` as for the callbacks above.
+        setLong(CurlOption.noProgress, 0)
+        _ = errand_curl_easy_setopt_pointer(easy, CurlOption.transferInfoData, this)
+        _ = errand_curl_easy_setopt_progress_callback(
+          easy, CurlOption.transferInfoFunction, curlProgressCallback)
       }
 
       var list: UnsafeMutableRawPointer?
@@ -249,6 +272,15 @@
       return true
     }
 
+    /// libcurl's count of request body bytes sent: reported when it grows.
+    func sent(_ count: Int64, of total: Int64) {
+      guard let uploadProgress, count > reportedUpload else { return }
+      reportedUpload = Int(count)
+      uploadProgress(
+        TransferProgress(
+          completedBytes: reportedUpload, expectedBytes: total > 0 ? Int(total) : uploadSize))
+    }
+
     /// A piece of the body.
     func write(_ bytes: UnsafeRawBufferPointer) -> Int {
       if let writer, writer.isBackedUp {
@@ -328,5 +360,14 @@
     guard let userdata else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     return transfer.write(UnsafeRawBufferPointer(start: buffer, count: size * count))
+  }
+
+  /// libcurl's progress callback, as the header callback: only the upload counts are read.
+  private let curlProgressCallback: errand_curl_progress_callback = {
+    userdata, _, _, uploadTotal, uploaded in
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    transfer.sent(uploaded, of: uploadTotal)
+    return 0
   }
 #endif

@@ -22,13 +22,16 @@
   ///
   /// libcurl is loaded at run time from `libcurl.so.4` (which FoundationNetworking also needs),
   /// so building needs no libcurl development package. Connections are reused across requests;
-  /// HTTP/2 is used over TLS where the server offers it; the system's CA store and the proxy
-  /// environment variables (`http_proxy`, `https_proxy`, `no_proxy`) apply as libcurl reads them.
+  /// HTTP/2 is used over TLS where the server offers it; servers are verified against the
+  /// system's CA store (or the certificate authorities you name); the proxy environment
+  /// variables (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`) apply as libcurl reads
+  /// them.
   ///
   /// Linux only: on Apple platforms use `URLSessionTransport`.
   public final class CurlTransport: Transport {
     private let engine: Result<CurlEngine, CurlUnavailableError>
     private let trustedRedirectHosts: Set<String>
+    private let certificateAuthorities: String?
 
     /// How many redirects one request follows, as URLSession does.
     private static let maximumRedirects = 16
@@ -40,11 +43,19 @@
     ///   - trustedRedirectHosts: Hosts that may receive the request's credentials, secret headers
     ///     and (after a `307`/`308`) body when a redirect from another origin leads to them; none
     ///     by default. Matched exactly, ignoring case.
-    public init(maximumConnectionsPerHost: Int = 16, trustedRedirectHosts: Set<String> = []) {
+    ///   - certificateAuthorities: A PEM file of the certificate authorities that HTTPS servers'
+    ///     certificates must lead to, in place of the system's CA store: for a private CA or a
+    ///     test server. `nil` (the default) trusts the system's store. A file that cannot be read
+    ///     fails each HTTPS request with `URLError.secureConnectionFailed`, naming the file.
+    public init(
+      maximumConnectionsPerHost: Int = 16, trustedRedirectHosts: Set<String> = [],
+      certificateAuthorities: URL? = nil
+    ) {
       engine = Result { () throws(CurlUnavailableError) in
         try CurlEngine(maximumConnectionsPerHost: max(1, maximumConnectionsPerHost))
       }
       self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
+      self.certificateAuthorities = certificateAuthorities?.path
     }
 
     deinit {
@@ -84,9 +95,12 @@
       _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
     ) async throws -> HTTPResponse {
       let engine = try engine.get()
+      let uploadProgress = UploadProgress.observer.map(Self.forwardOnly)
       var current = request
       for _ in 0...Self.maximumRedirects {
-        let response = try await perform(current, streams: streams, deadline: deadline, on: engine)
+        let response = try await perform(
+          current, streams: streams, deadline: deadline, uploadProgress: uploadProgress,
+          on: engine)
         guard [301, 302, 303, 307, 308].contains(response.status),
           let location = response.headers["Location"]
         else { return response }
@@ -141,9 +155,28 @@
       }
     }
 
+    /// `observer`, told only of progress past what it was last told: a body sent again after a
+    /// `307` or `308` starts from zero, and progress never goes back.
+    private static func forwardOnly(
+      _ observer: @escaping @Sendable (TransferProgress) -> Void
+    ) -> @Sendable (TransferProgress) -> Void {
+      let reported = Locked(0)
+      return { progress in
+        let isNew = reported.withLock { reported in
+          guard progress.completedBytes > reported else { return false }
+          reported = progress.completedBytes
+          return true
+        }
+        if isNew {
+          observer(progress)
+        }
+      }
+    }
+
     /// One transfer, without following redirects.
     private func perform(
-      _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?, on engine: CurlEngine
+      _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
+      uploadProgress: (@Sendable (TransferProgress) -> Void)?, on engine: CurlEngine
     ) async throws -> HTTPResponse {
       let started = Locked<CurlTransfer?>(nil)
       let abandoned = Locked<(any Error)?>(nil)
@@ -160,7 +193,8 @@
           let transfer: CurlTransfer
           do {
             transfer = try CurlTransfer(
-              request, streams: streams, continuation: continuation,
+              request, streams: streams, certificateAuthorities: certificateAuthorities,
+              uploadProgress: uploadProgress, continuation: continuation,
               stop: { engine.remove($0) }, proceed: { engine.resume($0) })
           } catch {
             continuation.resume(throwing: error)

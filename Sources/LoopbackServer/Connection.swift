@@ -1,9 +1,13 @@
 import Errand
 import Foundation
 
-/// One accepted connection: reads a request, records it and plays its script.
+/// One accepted connection: reads a request, records it and plays its script; reads the next
+/// request on the same connection after a complete response whose script says
+/// `Connection: keep-alive`.
 struct Connection {
   let fd: Int32
+  /// Which connection this is, counting from 1 in the order they were accepted.
+  let number: Int
   let state: Locked<LoopbackServer.State>
   let handler: @Sendable (RecordedRequest) -> ScriptedResponse
 
@@ -11,15 +15,15 @@ struct Connection {
   private static let readTimeout: Duration = .seconds(30)
 
   func run() {
-    guard let request = readRequest() else {
-      Socket.release(fd)
-      return
+    // Bytes the client sent beyond the request just read: the start of its next one.
+    var pending = [UInt8]()
+    while let request = readRequest(&pending) {
+      state.withLock { $0.requests.append(request) }
+      let script = handler(request)
+      guard play(script, for: request) else { return }
+      guard script.keepsConnectionOpen else { break }
     }
-    state.withLock { $0.requests.append(request) }
-    let script = handler(request)
-    if play(script, for: request) {
-      Socket.release(fd)
-    }
+    Socket.release(fd)
   }
 
   /// Send the script; `true` when the socket is still open and should be closed normally.
@@ -136,10 +140,11 @@ struct Connection {
 
   // MARK: Reading
 
-  private func readRequest() -> RecordedRequest? {
-    var buffer = [UInt8]()
+  private func readRequest(_ pending: inout [UInt8]) -> RecordedRequest? {
+    var buffer = pending
+    pending = []
     let separator: [UInt8] = Array("\r\n\r\n".utf8)
-    var headEnd: Int?
+    var headEnd = buffer.firstRange(of: separator)?.lowerBound
     while headEnd == nil {
       guard let more = readMore() else { return nil }
       buffer += more
@@ -166,6 +171,7 @@ struct Connection {
     if headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {
       guard let chunked = readChunkedBody(&rest) else { return nil }
       body = chunked
+      pending = rest
     } else {
       let length = headers["Content-Length"].flatMap(Int.init) ?? 0
       while rest.count < length {
@@ -173,11 +179,14 @@ struct Connection {
         rest += more
       }
       body = Data(rest.prefix(length))
+      pending = Array(rest.dropFirst(length))
     }
     return RecordedRequest(
-      method: requestLine[0], target: requestLine[1], headers: headers, body: body)
+      method: requestLine[0], target: requestLine[1], headers: headers, body: body,
+      connection: number)
   }
 
+  /// The de-chunked body; leaves in `buffer` what follows the last chunk.
   private func readChunkedBody(_ buffer: inout [UInt8]) -> Data? {
     var body = Data()
     while true {
@@ -196,6 +205,7 @@ struct Connection {
         buffer += more
       }
       if size == 0 {
+        buffer.removeFirst(2)  // the empty line after the last chunk (no trailers are sent)
         return body
       }
       body.append(contentsOf: buffer[..<size])

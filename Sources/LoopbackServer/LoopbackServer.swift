@@ -19,8 +19,10 @@ import Foundation
 /// are not HTTP at all (``ScriptedResponse/raw(_:)``). No TLS. Linux and Apple platforms (BSD
 /// sockets).
 ///
-/// Every connection is answered with `Connection: close` and handled on its own thread, so slow or
-/// broken responses never hold up others. The server stops when `stop()` is called or when it is
+/// Every connection is handled on its own thread, so slow or broken responses never hold up
+/// others, and is closed after one response unless that response keeps it open
+/// (``ScriptedResponse/keepingConnectionOpen()``); ``RecordedRequest/connection`` says which
+/// connection a request came on. The server stops when `stop()` is called or when it is
 /// released.
 public final class LoopbackServer: Sendable {
   /// The port the server listens on.
@@ -35,6 +37,7 @@ public final class LoopbackServer: Sendable {
     var requests: [RecordedRequest] = []
     var earlyDisconnects = 0
     var taken = 0
+    var connections = 0
   }
 
   /// The responses ``enqueue(_:)`` lined up, for a server created with ``init()``.
@@ -79,8 +82,12 @@ public final class LoopbackServer: Sendable {
         guard Socket.waitReadable(listener, milliseconds: 50),
           let fd = Socket.acceptConnection(listener)
         else { continue }
+        let number = state.withLock { state -> Int in
+          state.connections += 1
+          return state.connections
+        }
         Thread.detachNewThread {
-          Connection(fd: fd, state: state, handler: handler).run()
+          Connection(fd: fd, number: number, state: state, handler: handler).run()
         }
       }
       Socket.release(listener)

@@ -11,6 +11,10 @@ public struct RecordedRequest: Sendable, Hashable {
   public var headers: HTTPHeaders
   /// The body, de-chunked when it was sent chunked.
   public var body: Data
+  /// Which connection it came on, counting from 1 in the order the server accepted them: two
+  /// requests with the same number shared a connection (see
+  /// ``ScriptedResponse/keepsConnectionOpen``).
+  public var connection: Int
 
   /// The path without the query.
   public var path: String {
@@ -23,10 +27,14 @@ public struct RecordedRequest: Sendable, Hashable {
   ///   - target: The path and query as sent.
   ///   - headers: The header fields.
   ///   - body: The body.
-  public init(method: String, target: String, headers: HTTPHeaders, body: Data) {
+  ///   - connection: Which connection it came on, counting from 1.
+  public init(
+    method: String, target: String, headers: HTTPHeaders, body: Data, connection: Int = 1
+  ) {
     self.method = method
     self.target = target
     self.headers = headers
     self.body = body
+    self.connection = connection
   }
 }

@@ -18,7 +18,8 @@ public struct ScriptedResponse: Sendable {
   /// The status code.
   public var status: Int
   /// The header fields, in order; `Content-Length` (or `Transfer-Encoding`) and
-  /// `Connection: close` are added unless present.
+  /// `Connection: close` are added unless present. With `Connection: keep-alive` the server
+  /// keeps the connection open for the next request (``keepsConnectionOpen``).
   public var headers: [(String, String)]
   /// The body bytes.
   public var body: Data
@@ -59,6 +60,27 @@ public struct ScriptedResponse: Sendable {
     self.delayBeforeHeaders = delayBeforeHeaders
     self.delayMidBody = delayMidBody
     self.ending = ending
+  }
+
+  /// Whether the server reads the client's next request on the same connection after this
+  /// response: when the headers say `Connection: keep-alive` and the response ends
+  /// ``Ending/complete``. Otherwise the connection is closed once the response is sent.
+  public var keepsConnectionOpen: Bool {
+    raw == nil && ending == .complete
+      && headers.contains { name, value in
+        name.caseInsensitiveCompare("Connection") == .orderedSame
+          && value.caseInsensitiveCompare("keep-alive") == .orderedSame
+      }
+  }
+
+  /// This response, with `Connection: keep-alive` in place of `Connection: close`: the client
+  /// may send its next request on the same connection (``RecordedRequest/connection`` tells).
+  /// - Returns: The response.
+  public func keepingConnectionOpen() -> ScriptedResponse {
+    var response = self
+    response.headers.removeAll { $0.0.caseInsensitiveCompare("Connection") == .orderedSame }
+    response.headers.append(("Connection", "keep-alive"))
+    return response
   }
 
   /// A chunked response whose chunks are sent one by one, `interval` apart: a slow body.

@@ -5,7 +5,8 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// Downloads to disk and uploads from disk through `URLSessionTransport`, with progress.
+/// Downloads to disk and uploads from disk or memory through the production transports, with
+/// progress.
 @Suite struct TransferTests {
   /// A fresh folder for one test, removed when it ends.
   final class Folder {
@@ -18,15 +19,15 @@ import Testing
     var names: [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] }
   }
 
-  @Test(arguments: [0, 1, 10 * 1024 * 1024])
-  func aDownloadLandsByteForByteWithProgress(size: Int) async throws {
+  @Test(arguments: TransportKind.allCases, [0, 1, 10 * 1024 * 1024])
+  func aDownloadLandsByteForByteWithProgress(kind: TransportKind, size: Int) async throws {
     let bytes = patternBytes(size)
     let server = try LoopbackServer { _ in ScriptedResponse(body: bytes) }
     defer { server.stop() }
     let folder = try Folder()
     let destination = folder.url.appendingPathComponent("video.bin")
     let reports = Locked<[TransferProgress]>([])
-    let saved = try await liveClient(server.baseURL).download(
+    let saved = try await kind.client(server.baseURL).download(
       Endpoint<Data>(path: "video", decoding: .data), to: destination
     ) { progress in reports.withLock { $0.append(progress) } }
     #expect(saved.value == destination)
@@ -79,7 +80,8 @@ import Testing
     #expect(await server.waitForEarlyDisconnect())
   }
 
-  @Test func anUploadStreamsTheFileWithProgress() async throws {
+  @Test(arguments: TransportKind.allCases, [true, false])
+  func anUploadSendsItsBodyWithProgress(kind: TransportKind, fromFile: Bool) async throws {
     let bytes = patternBytes(3 * 1024 * 1024)
     let folder = try Folder()
     let file = folder.url.appendingPathComponent("logs.zip")
@@ -87,15 +89,19 @@ import Testing
     let server = try LoopbackServer { _ in .json(#"{"name":"Rex"}"#, status: 201) }
     defer { server.stop() }
     let reports = Locked<[TransferProgress]>([])
-    let dog = try await liveClient(server.baseURL).send(
-      Endpoint<Dog>(method: .post, path: "logs", body: .file(file, contentType: "application/zip"))
+    let body: RequestBody =
+      fromFile
+      ? .file(file, contentType: "application/zip") : .data(bytes, contentType: "application/zip")
+    let dog = try await kind.client(server.baseURL).send(
+      Endpoint<Dog>(method: .post, path: "logs", body: body)
     ) { progress in reports.withLock { $0.append(progress) } }
     #expect(dog == Dog(name: "Rex"))
     let received = try #require(server.requests.first)
     #expect(received.body == bytes)
     #expect(received.headers["content-type"] == "application/zip")
     let progress = reports.withLock { $0 }
-    #expect(progress.last?.completedBytes == bytes.count)
+    #expect(
+      progress.last == TransferProgress(completedBytes: bytes.count, expectedBytes: bytes.count))
     #expect(
       zip(progress, progress.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes })
   }

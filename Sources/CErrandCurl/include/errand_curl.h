@@ -22,6 +22,12 @@ int errand_curl_easy_setopt_offset(void *_Nonnull easy, int option, int64_t valu
 typedef size_t (*errand_curl_data_callback)(char *_Nonnull, size_t, size_t, void *_Nullable);
 int errand_curl_easy_setopt_data_callback(
     void *_Nonnull easy, int option, errand_curl_data_callback _Nullable callback);
+/// libcurl's transfer progress callback (CURLOPT_XFERINFOFUNCTION): totals and counts so far,
+/// downloaded then uploaded; returns 0 to go on.
+typedef int (*errand_curl_progress_callback)(
+    void *_Nullable, int64_t, int64_t, int64_t, int64_t);
+int errand_curl_easy_setopt_progress_callback(
+    void *_Nonnull easy, int option, errand_curl_progress_callback _Nullable callback);
 int errand_curl_easy_getinfo_long(void *_Nonnull easy, int info, long *_Nonnull value);
 int errand_curl_easy_pause(void *_Nonnull easy, int bitmask);
 const char *_Nonnull errand_curl_easy_strerror(int code);

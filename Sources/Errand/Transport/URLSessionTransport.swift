@@ -264,7 +264,8 @@ extension URLSessionTransport {
   /// call them what they are. A body cut short ("transfer closed with N bytes remaining to read")
   /// is a lost connection; a body that does not decode as its `Content-Encoding` says
   /// ("content unencoding") is `.cannotDecodeContentData`; broken chunked framing is a bad server
-  /// response.
+  /// response; a server certificate that does not verify ("SSL certificate problem", a name that
+  /// does not match) is `.serverCertificateUntrusted`, as on Apple platforms.
   /// An answer that is not HTTP (garbage, an invalid status line) comes back as
   /// `.unsupportedURL` for an `http` or `https` URL: call it a bad server response. The original
   /// stays as the underlying error.
@@ -285,6 +286,11 @@ extension URLSessionTransport {
       }
       if message.contains("chunked-encoding") {
         return URLError(.badServerResponse, userInfo: info)
+      }
+      if message.contains("SSL certificate problem")
+        || message.contains("no alternative certificate subject name")
+      {
+        return URLError(.serverCertificateUntrusted, userInfo: info)
       }
       return error
     case .unsupportedURL:

@@ -1,0 +1,82 @@
+#if os(Linux)
+  import Errand
+  import ErrandCurl
+  import ErrandTesting
+  import Foundation
+  import TestSupport
+  import Testing
+
+  /// An httpbin served over TLS (HTTP/2 for clients that offer it) with a certificate from a
+  /// certificate authority made for the run: `HTTPBIN_TLS_URL` and `HTTPBIN_TLS_CA_FILE` (the
+  /// authority's PEM file); `.ci/run` starts one. Its `/errand/connection` answers the HTTP
+  /// version and the client's port.
+  enum HTTPBinTLS {
+    static let url: URL? = ProcessInfo.processInfo.environment["HTTPBIN_TLS_URL"].flatMap {
+      URL(string: $0)
+    }
+    static let certificateAuthorities: URL? = ProcessInfo.processInfo.environment[
+      "HTTPBIN_TLS_CA_FILE"
+    ].map { URL(fileURLWithPath: $0) }
+    static let isAvailable = url != nil && certificateAuthorities != nil
+
+    /// A CurlTransport that trusts the run's certificate authority.
+    static func transport() -> CurlTransport {
+      CurlTransport(certificateAuthorities: certificateAuthorities)
+    }
+  }
+
+  /// What `/errand/connection` answers.
+  struct ConnectionInfo: Decodable, Sendable {
+    var `protocol`: String
+    var port: Int
+  }
+
+  /// CurlTransport over TLS: the published checks, HTTP/2 negotiated by ALPN, one connection for
+  /// many requests, and a certificate that leads to no trusted authority refused.
+  @Suite(
+    .enabled(
+      if: HTTPBinTLS.isAvailable, "set HTTPBIN_TLS_URL and HTTPBIN_TLS_CA_FILE, as .ci/run does"))
+  struct HTTPBinTLSTests {
+    @Test(arguments: TransportConformance.checks + TransportConformance.streamingChecks)
+    func curlTransportConformsOverTLS(_ check: TransportConformance.Check) async throws {
+      try await check.run(HTTPBinTLS.transport(), httpbin: try #require(HTTPBinTLS.url))
+    }
+
+    @Test func http2IsNegotiatedAndOneConnectionCarriesTheRequests() async throws {
+      let client = APIClient(
+        baseURL: try #require(HTTPBinTLS.url), transport: HTTPBinTLS.transport())
+      var answers: [ConnectionInfo] = []
+      for _ in 0..<3 {
+        answers.append(try await client.send(Endpoint<ConnectionInfo>(path: "errand/connection")))
+      }
+      #expect(answers.map(\.protocol) == ["HTTP/2", "HTTP/2", "HTTP/2"])
+      #expect(Set(answers.map(\.port)).count == 1)
+    }
+
+    /// The run's authority is in no system store: both transports refuse the server, with the
+    /// same error.
+    @Test(arguments: TransportKind.allCases)
+    func aCertificateTheSystemStoreDoesNotTrustIsRefused(_ kind: TransportKind) async throws {
+      let client = kind.client(try #require(HTTPBinTLS.url))
+      let error = await #expect(throws: APIError.self) {
+        _ = try await client.send(Endpoint<Data>(path: "get"))
+      }
+      guard case .transport(let underlying) = error else {
+        Issue.record("expected a transport error, got \(String(describing: error))")
+        return
+      }
+      #expect((underlying as? URLError)?.code == .serverCertificateUntrusted)
+      #expect(error?.errorDescription?.contains("/get") == true)
+    }
+
+    @Test func aCertificateAuthorityFileThatCannotBeReadIsNamed() async throws {
+      let missing = URL(fileURLWithPath: "/nonexistent/errand-ca.pem")
+      let transport = CurlTransport(certificateAuthorities: missing)
+      let error = await #expect(throws: URLError.self) {
+        _ = try await transport.send(HTTPRequest(url: try #require(HTTPBinTLS.url)))
+      }
+      #expect(error?.code == .secureConnectionFailed)
+      #expect(error?.localizedDescription.contains(missing.path) == true)
+    }
+  }
+#endif

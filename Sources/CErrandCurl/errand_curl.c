@@ -27,6 +27,7 @@ static struct {
   CURLcode (*global_init)(long);
   CURL *(*easy_init)(void);
   void (*easy_cleanup)(CURL *);
+  void (*easy_reset)(CURL *);
   CURLcode (*easy_setopt)(CURL *, int, ...);
   CURLcode (*easy_getinfo)(CURL *, int, ...);
   CURLcode (*easy_pause)(CURL *, int);
@@ -64,6 +65,7 @@ static void load(void) {
   FIND(global_init, "curl_global_init")
   FIND(easy_init, "curl_easy_init")
   FIND(easy_cleanup, "curl_easy_cleanup")
+  FIND(easy_reset, "curl_easy_reset")
   FIND(easy_setopt, "curl_easy_setopt")
   FIND(easy_getinfo, "curl_easy_getinfo")
   FIND(easy_pause, "curl_easy_pause")
@@ -94,6 +96,7 @@ const char *errand_curl_load(void) {
 
 void *errand_curl_easy_init(void) { return curl.easy_init(); }
 void errand_curl_easy_cleanup(void *easy) { curl.easy_cleanup(easy); }
+void errand_curl_easy_reset(void *easy) { curl.easy_reset(easy); }
 int errand_curl_easy_setopt_long(void *easy, int option, long value) {
   return curl.easy_setopt(easy, option, value);
 }

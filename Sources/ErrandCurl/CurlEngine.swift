@@ -21,9 +21,27 @@
       var removed: [CurlTransfer] = []
       var resumed: [CurlTransfer] = []
       var stopping = false
+      /// Whether anything was queued since the thread last took the requests.
+      var pending = false
+      /// Whether the thread is about to wait, or waits, in `curl_multi_poll`: only then does a
+      /// new request need `curl_multi_wakeup` (a system call) to be seen.
+      var waits = false
+
+      /// Queue `request`; true when the thread must be woken to see it.
+      mutating func queue(_ request: (inout Requests) -> Void) -> Bool {
+        request(&self)
+        pending = true
+        defer { waits = false }
+        return waits
+      }
     }
 
     private let requests = Locked(Requests())
+
+    /// Easy handles of transfers that ended normally, reset for the next ones: setting one up
+    /// again costs less than creating one. Taken on callers' threads, given back on the engine's.
+    private let idleHandles = Locked<[UnsafeMutableRawPointer]>([])
+    private static let maximumIdleHandles = 64
 
     /// Start the engine's thread, or fail with why libcurl cannot be used.
     init(maximumConnectionsPerHost: Int) throws(CurlUnavailableError) {
@@ -41,29 +59,58 @@
       thread.start()
     }
 
+    deinit {
+      for easy in idleHandles.withLock({ $0 }) {
+        errand_curl_easy_cleanup(easy)
+      }
+    }
+
+    /// An easy handle for a new transfer: an idle one, or a new one.
+    func makeHandle() -> UnsafeMutableRawPointer? {
+      idleHandles.withLock { $0.popLast() } ?? errand_curl_easy_init()
+    }
+
+    /// Take back the handle of a transfer that ended normally and left the multi handle: reset,
+    /// it points at nothing of that transfer's any more. Kept for the next transfer, or freed.
+    private func recycle(_ easy: UnsafeMutableRawPointer) {
+      errand_curl_easy_reset(easy)
+      let kept = idleHandles.withLock { idle in
+        guard idle.count < Self.maximumIdleHandles else { return false }
+        idle.append(easy)
+        return true
+      }
+      if !kept {
+        errand_curl_easy_cleanup(easy)
+      }
+    }
+
     /// Hand a transfer to the engine.
     func add(_ transfer: CurlTransfer) {
-      requests.withLock { $0.added.append(transfer) }
-      _ = errand_curl_multi_wakeup(multi)
+      if requests.withLock({ $0.queue { $0.added.append(transfer) } }) {
+        _ = errand_curl_multi_wakeup(multi)
+      }
     }
 
     /// Stop a transfer: its handle leaves the multi handle on the engine's thread; the caller
     /// never waits.
     func remove(_ transfer: CurlTransfer) {
-      requests.withLock { $0.removed.append(transfer) }
-      _ = errand_curl_multi_wakeup(multi)
+      if requests.withLock({ $0.queue { $0.removed.append(transfer) } }) {
+        _ = errand_curl_multi_wakeup(multi)
+      }
     }
 
     /// Resume a transfer paused because its reader fell behind.
     func resume(_ transfer: CurlTransfer) {
-      requests.withLock { $0.resumed.append(transfer) }
-      _ = errand_curl_multi_wakeup(multi)
+      if requests.withLock({ $0.queue { $0.resumed.append(transfer) } }) {
+        _ = errand_curl_multi_wakeup(multi)
+      }
     }
 
     /// Take no new transfers, and end the thread once the running ones have ended.
     func shutDown() {
-      requests.withLock { $0.stopping = true }
-      _ = errand_curl_multi_wakeup(multi)
+      if requests.withLock({ $0.queue { $0.stopping = true } }) {
+        _ = errand_curl_multi_wakeup(multi)
+      }
     }
 
     private func run() {
@@ -102,19 +149,36 @@
         var code: Int32 = 0
         while errand_curl_multi_next_done(multi, &easy, &code) == 1 {
           if let easy {
-            finish(easy) { $0.complete(code: code) }
+            finish(easy, recycling: code == 0) { $0.complete(code: code) }
           }
         }
-        _ = errand_curl_multi_poll(multi, 1000)
+        // Wait for the sockets (at most a second) only when nothing was queued meanwhile; from
+        // here on, whoever queues something wakes the thread.
+        let waits = self.requests.withLock { requests in
+          requests.waits = !requests.pending
+          return requests.waits
+        }
+        if waits {
+          _ = errand_curl_multi_poll(multi, 1000)
+          self.requests.withLock { $0.waits = false }
+        }
       }
     }
 
-    /// Take a transfer out of the multi handle, tell it how it ended, and free its handle.
-    private func finish(_ easy: UnsafeMutableRawPointer, _ outcome: (CurlTransfer) -> Void) {
+    /// Take a transfer out of the multi handle, tell it how it ended, and free its handle, or
+    /// keep it for another transfer when `recycling` (a transfer that was never paused or
+    /// stopped part way).
+    private func finish(
+      _ easy: UnsafeMutableRawPointer, recycling: Bool = false, _ outcome: (CurlTransfer) -> Void
+    ) {
       guard let transfer = active.removeValue(forKey: easy) else { return }
       _ = errand_curl_multi_remove_handle(multi, easy)
       outcome(transfer)
-      transfer.cleanUp()
+      if recycling && !transfer.isPaused {
+        transfer.cleanUp { self.recycle($0) }
+      } else {
+        transfer.cleanUp()
+      }
     }
   }
 #endif

@@ -53,7 +53,8 @@
     /// Set up a handle for `request`; the continuation is resumed once, with the whole response,
     /// with its head when `streams`, or with the failure.
     init(
-      _ request: HTTPRequest, streams: Bool, certificateAuthorities: String? = nil,
+      _ request: HTTPRequest, handle: UnsafeMutableRawPointer?, streams: Bool,
+      certificateAuthorities: String? = nil,
       uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
       continuation: CheckedContinuation<HTTPResponse, any Error>,
       stop: @escaping @Sendable (CurlTransfer) -> Void,
@@ -62,7 +63,7 @@
       self.stop = stop
       self.proceed = proceed
       self.uploadProgress = uploadProgress
-      guard let easy = errand_curl_easy_init() else { throw URLError(.unknown) }
+      guard let easy = handle else { throw URLError(.unknown) }
       self.easy = easy
       self.url = request.url
       self.streams = streams
@@ -184,9 +185,14 @@
       _ = errand_curl_easy_setopt_pointer(easy, option, value)
     }
 
-    /// Free the handle, then what it pointed at. Loop thread (or before the handle was added).
-    func cleanUp() {
-      errand_curl_easy_cleanup(easy)
+    /// Free the handle (or hand it back, reset, to `handingBack`), then what it pointed at. Loop
+    /// thread (or before the handle was added).
+    func cleanUp(handingBack: ((UnsafeMutableRawPointer) -> Void)? = nil) {
+      if let handingBack {
+        handingBack(easy)
+      } else {
+        errand_curl_easy_cleanup(easy)
+      }
       errand_curl_slist_free_all(headerList)
       headerList = nil
       if let uploadFile {
@@ -213,21 +219,15 @@
 
     // MARK: Loop thread: libcurl's callbacks and the end of the transfer
 
-    /// One header line (status lines and the blank line that ends a head included).
+    /// One header line (status lines and the blank line that ends a head included), read as
+    /// bytes: a head is ASCII, and this runs for every line of every response.
     func header(_ bytes: UnsafeRawBufferPointer) -> Int {
       guard !headComplete else { return bytes.count }  // trailers
-      // Bytes, not characters: "\r\n" is one Swift character, neither "\r" nor "\n".
       var end = bytes.count
       while end > 0, bytes[end - 1] == UInt8(ascii: "\r") || bytes[end - 1] == UInt8(ascii: "\n") {
         end -= 1
       }
-      let line = Substring(String(decoding: bytes[..<end], as: UTF8.self))
-      if line.hasPrefix("HTTP/") {
-        let parts = line.split(separator: " ", maxSplits: 2)
-        status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-        fields = HTTPHeaders()
-        return bytes.count
-      }
+      let line = UnsafeRawBufferPointer(rebasing: bytes[..<end])
       if line.isEmpty {
         if (100..<200).contains(status) && status != 101 {
           status = 0  // an interim answer: the real head follows
@@ -236,12 +236,32 @@
         headComplete = true
         return headArrived() ? bytes.count : 0
       }
-      if let colon = line.firstIndex(of: ":") {
-        let name = line[..<colon].trimmingCharacters(in: .whitespaces)
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        fields.add(name, value)
+      if line.starts(with: "HTTP/".utf8) {
+        // "HTTP/1.1 200 OK", "HTTP/2 200": the three digits after the first space.
+        status = 0
+        if let space = line.firstIndex(of: UInt8(ascii: " ")) {
+          for byte in line[(space + 1)...].prefix(3) {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { break }
+            status = status * 10 + Int(byte - UInt8(ascii: "0"))
+          }
+        }
+        fields = HTTPHeaders()
+        return bytes.count
+      }
+      if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+        fields.add(
+          Self.text(trimming: line[..<colon]), Self.text(trimming: line[(colon + 1)...]))
       }
       return bytes.count
+    }
+
+    /// The bytes as text, without the spaces and tabs around them.
+    private static func text(trimming bytes: Slice<UnsafeRawBufferPointer>) -> String {
+      func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+      var slice = bytes[...]
+      while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
+      while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
+      return String(decoding: slice, as: UTF8.self)
     }
 
     /// The whole head is in: check it, and hand it out when streaming. Returns false to stop the

@@ -26,14 +26,18 @@ import Testing
     for (index, target) in targets.enumerated() {
       let method: HTTPMethod = index.isMultiple(of: 2) ? .get : .post
       let body = method == .post ? Data("body \(index)".utf8) : nil
+      let headers: HTTPHeaders = method == .post ? ["X-Posted": "\(index)"] : [:]
       let response = try await transport.send(
-        HTTPRequest(method: method, url: server.url(target), body: body))
+        HTTPRequest(method: method, url: server.url(target), headers: headers, body: body))
       #expect(response.status == 200)
       #expect(String(decoding: response.body, as: UTF8.self) == "answer to \(target)")
     }
     let received = server.requests
     #expect(received.map(\.target) == targets)
+    // Nothing of one request (a body, a header) stays for the next on the same connection.
+    #expect(received.map(\.method) == ["GET", "POST", "GET", "POST", "GET"])
     #expect(received.map(\.body.count) == [0, 6, 0, 6, 0])
+    #expect(received.map { $0.headers["X-Posted"] } == [nil, "1", nil, "3", nil])
     let connections = Set(received.map(\.connection))
     #expect(connections.count == (keepsOpen ? 1 : targets.count))
   }

@@ -16,6 +16,8 @@ const char *_Nullable errand_curl_load(void);
 
 void *_Nullable errand_curl_easy_init(void);
 void errand_curl_easy_cleanup(void *_Nonnull easy);
+/// Every option back to its default; the handle keeps its buffers and caches.
+void errand_curl_easy_reset(void *_Nonnull easy);
 int errand_curl_easy_setopt_long(void *_Nonnull easy, int option, long value);
 int errand_curl_easy_setopt_pointer(void *_Nonnull easy, int option, const void *_Nullable value);
 int errand_curl_easy_setopt_offset(void *_Nonnull easy, int option, int64_t value);

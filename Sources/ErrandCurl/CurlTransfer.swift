@@ -257,7 +257,9 @@
 
     /// The bytes as text, without the spaces and tabs around them.
     private static func text(trimming bytes: Slice<UnsafeRawBufferPointer>) -> String {
-      func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+      func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+      }
       var slice = bytes[...]
       while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
       while let last = slice.last, isSpace(last) { slice = slice.dropLast() }

@@ -193,7 +193,8 @@
           let transfer: CurlTransfer
           do {
             transfer = try CurlTransfer(
-              request, handle: engine.makeHandle(), streams: streams, certificateAuthorities: certificateAuthorities,
+              request, handle: engine.makeHandle(), streams: streams,
+              certificateAuthorities: certificateAuthorities,
               uploadProgress: uploadProgress, continuation: continuation,
               stop: { engine.remove($0) }, proceed: { engine.resume($0) })
           } catch {

@@ -19,11 +19,15 @@
 
     /// The code for a result, read as `URLSessionTransport` reads the same failure: libcurl
     /// reports broken chunked framing as a receive error, and URLSession calls it a bad server
-    /// response.
+    /// response; a proxy that refuses the tunnel to the server means the server cannot be
+    /// reached.
     static func urlErrorCode(_ code: Int32, message: String) -> URLError.Code {
       let message = message.lowercased()
       if message.contains("chunk") && !message.contains("transfer closed") {
         return .badServerResponse
+      }
+      if message.contains("connect tunnel failed") {
+        return .cannotConnectToHost
       }
       return urlErrorCode(code)
     }

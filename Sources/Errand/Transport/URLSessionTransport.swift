@@ -265,7 +265,8 @@ extension URLSessionTransport {
   /// is a lost connection; a body that does not decode as its `Content-Encoding` says
   /// ("content unencoding") is `.cannotDecodeContentData`; broken chunked framing is a bad server
   /// response; a server certificate that does not verify ("SSL certificate problem", a name that
-  /// does not match) is `.serverCertificateUntrusted`, as on Apple platforms.
+  /// does not match) is `.serverCertificateUntrusted`, as on Apple platforms; a proxy that refuses
+  /// the tunnel to the server ("CONNECT tunnel failed") is `.cannotConnectToHost`.
   /// An answer that is not HTTP (garbage, an invalid status line) comes back as
   /// `.unsupportedURL` for an `http` or `https` URL: call it a bad server response. The original
   /// stays as the underlying error.
@@ -291,6 +292,9 @@ extension URLSessionTransport {
         || message.contains("no alternative certificate subject name")
       {
         return URLError(.serverCertificateUntrusted, userInfo: info)
+      }
+      if message.contains("CONNECT tunnel failed") {
+        return URLError(.cannotConnectToHost, userInfo: info)
       }
       return error
     case .unsupportedURL:

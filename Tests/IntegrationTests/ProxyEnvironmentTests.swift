@@ -1,18 +1,18 @@
 #if os(Linux)
   import Errand
-  import ErrandCurl
   import Foundation
   import LoopbackServer
   import TestSupport
   import Testing
 
-  /// CurlTransport goes through the proxy the environment names, as libcurl reads it.
+  /// Both production transports go through the proxy the environment names, as libcurl reads it
+  /// (URLSession on Linux drives libcurl too, and leaves proxies to it).
   ///
   /// libcurl reads `http_proxy`, `https_proxy` and `no_proxy` from the process environment, and
   /// changing that environment would reroute the suites running beside this one, so each case
   /// runs ``probe()`` in a child test process with its own environment, and checks what the proxy
   /// (a loopback server) received.
-  @Suite struct CurlProxyTests {
+  @Suite struct ProxyEnvironmentTests {
     struct Case: Sendable, CustomTestStringConvertible {
       var testDescription: String
       /// The proxy variables besides the one naming the loopback proxy.
@@ -32,9 +32,9 @@
         variable: "http_proxy", target: "http://errand-proxy-probe.invalid/resource?x=1",
         expectation: "status 200", proxied: "GET http://errand-proxy-probe.invalid/resource?x=1"),
       Case(
-        testDescription: "https_proxy is asked for a tunnel; a refused one fails the request",
+        testDescription: "https_proxy is asked for a tunnel; a refused one cannot reach the server",
         variable: "https_proxy", target: "https://errand-proxy-probe.invalid/resource",
-        expectation: "URLError \(URLError.Code.networkConnectionLost.rawValue)",
+        expectation: "URLError \(URLError.Code.cannotConnectToHost.rawValue)",
         proxied: "CONNECT errand-proxy-probe.invalid:443"),
       Case(
         testDescription: "no_proxy sends the request straight to the server",
@@ -43,8 +43,10 @@
         expectation: "URLError \(URLError.Code.cannotConnectToHost.rawValue)", proxied: nil),
     ]
 
-    @Test(arguments: cases)
-    func theProxyVariablesApplyAsLibcurlReadsThem(_ proxyCase: Case) async throws {
+    @Test(arguments: TransportKind.allCases, cases)
+    func theProxyVariablesApplyAsLibcurlReadsThem(
+      _ kind: TransportKind, _ proxyCase: Case
+    ) async throws {
       let proxy = try LoopbackServer { request in
         request.method == "CONNECT"
           ? ScriptedResponse(status: 403) : .text("through the proxy")
@@ -61,6 +63,7 @@
       environment[ProxyProbe.targetVariable] = proxyCase.target.replacingOccurrences(
         of: "{refusing}", with: String(refusing.port))
       environment[ProxyProbe.expectationVariable] = proxyCase.expectation
+      environment[ProxyProbe.transportVariable] = kind.rawValue
 
       let (status, output) = try await ProxyProbe.runChild(environment: environment)
       #expect(status == 0, "the probe in the child process failed:\n\(output)")
@@ -76,27 +79,32 @@
       let target = try #require(ProxyProbe.target)
       let request = HTTPRequest(url: target, timeout: .seconds(20))
       let expectation = ProxyProbe.expectation
+      let transport = try #require(ProxyProbe.transport).make()
       if expectation == "status 200" {
-        let response = try await CurlTransport().send(request)
+        let response = try await transport.send(request)
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "through the proxy")
       } else {
         let error = await #expect(throws: URLError.self) {
-          _ = try await CurlTransport().send(request)
+          _ = try await transport.send(request)
         }
         #expect(error.map { "URLError \($0.code.rawValue)" } == expectation)
       }
     }
   }
 
-  /// Runs ``CurlProxyTests/probe()`` in a child process of this test binary.
+  /// Runs ``ProxyEnvironmentTests/probe()`` in a child process of this test binary.
   enum ProxyProbe {
     static let targetVariable = "ERRAND_PROXY_PROBE_URL"
     static let expectationVariable = "ERRAND_PROXY_PROBE_EXPECT"
+    static let transportVariable = "ERRAND_PROXY_PROBE_TRANSPORT"
     static let target = ProcessInfo.processInfo.environment[targetVariable].flatMap {
       URL(string: $0)
     }
     static let expectation = ProcessInfo.processInfo.environment[expectationVariable] ?? ""
+    static let transport = ProcessInfo.processInfo.environment[transportVariable].flatMap {
+      TransportKind(rawValue: $0)
+    }
 
     /// Run the probe with `environment`; its exit status and everything it printed.
     static func runChild(environment: [String: String]) async throws -> (Int32, String) {
@@ -109,7 +117,7 @@
       let process = Process()
       process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
       process.arguments = [
-        "--testing-library", "swift-testing", "--filter", "CurlProxyTests/probe",
+        "--testing-library", "swift-testing", "--filter", "ProxyEnvironmentTests/probe",
       ]
       process.environment = environment
       process.standardOutput = handle

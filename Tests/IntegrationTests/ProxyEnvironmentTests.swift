@@ -15,8 +15,9 @@
   @Suite struct ProxyEnvironmentTests {
     struct Case: Sendable, CustomTestStringConvertible {
       var testDescription: String
-      /// The proxy variables besides the one naming the loopback proxy.
+      /// The variable that names the loopback proxy.
       var variable: String
+      /// `no_proxy`, when set.
       var noProxy: String?
       /// The URL the child requests; `{refusing}` is a port where nothing listens.
       var target: String
@@ -36,6 +37,10 @@
         variable: "https_proxy", target: "https://errand-proxy-probe.invalid/resource",
         expectation: "URLError \(URLError.Code.cannotConnectToHost.rawValue)",
         proxied: "CONNECT errand-proxy-probe.invalid:443"),
+      Case(
+        testDescription: "all_proxy stands in for the others",
+        variable: "all_proxy", target: "http://errand-proxy-probe.invalid/all",
+        expectation: "status 200", proxied: "GET http://errand-proxy-probe.invalid/all"),
       Case(
         testDescription: "no_proxy sends the request straight to the server",
         variable: "http_proxy", noProxy: "127.0.0.1",

@@ -31,6 +31,20 @@
       #expect(response.headers["Content-Type"]?.hasPrefix("application/json") == true)
     }
 
+    /// A `3xx` without `Location` is the answer, body and all (URLSession on Linux passes its
+    /// status on but keeps its body to itself; on Apple platforms the body arrives).
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func aRedirectWithoutALocationIsTheAnswerWithItsBody(status: Int) async throws {
+      let server = try LoopbackServer { _ in
+        ScriptedResponse(status: status, body: Data("moved, but not saying where".utf8))
+      }
+      defer { server.stop() }
+      let response = try await CurlTransport().send(HTTPRequest(url: server.url("/old")))
+      #expect(response.status == status)
+      #expect(response.body == Data("moved, but not saying where".utf8))
+      #expect(server.requests.map(\.path) == ["/old"])
+    }
+
     @Test func uploadsAFileFromDisk() async throws {
       let server = try LoopbackServer()
       defer { server.stop() }

@@ -166,15 +166,15 @@
     }
 
     /// Take a transfer out of the multi handle, tell it how it ended, and free its handle, or
-    /// keep it for another transfer when `recycling` (a transfer that was never paused or
-    /// stopped part way).
+    /// keep it for another transfer when `recycling` a buffered transfer that ended normally (a
+    /// streamed one may hold a 256 KB receive buffer, which a reset does not shrink).
     private func finish(
       _ easy: UnsafeMutableRawPointer, recycling: Bool = false, _ outcome: (CurlTransfer) -> Void
     ) {
       guard let transfer = active.removeValue(forKey: easy) else { return }
       _ = errand_curl_multi_remove_handle(multi, easy)
       outcome(transfer)
-      if recycling && !transfer.isPaused {
+      if recycling && !transfer.streams && !transfer.isPaused {
         transfer.cleanUp { self.recycle($0) }
       } else {
         transfer.cleanUp()

@@ -1,4 +1,5 @@
 #if os(Linux)
+  import Errand
   import Foundation
   import FoundationNetworking
 
@@ -17,19 +18,10 @@
       return URLError(urlErrorCode(code, message: message), userInfo: info)
     }
 
-    /// The code for a result, read as `URLSessionTransport` reads the same failure: libcurl
-    /// reports broken chunked framing as a receive error, and URLSession calls it a bad server
-    /// response; a proxy that refuses the tunnel to the server means the server cannot be
-    /// reached.
+    /// The code for a result: what libcurl's words say (``LibcurlMessage``, as
+    /// `URLSessionTransport` reads them), else what its code says.
     static func urlErrorCode(_ code: Int32, message: String) -> URLError.Code {
-      let message = message.lowercased()
-      if message.contains("chunk") && !message.contains("transfer closed") {
-        return .badServerResponse
-      }
-      if message.contains("connect tunnel failed") {
-        return .cannotConnectToHost
-      }
-      return urlErrorCode(code)
+      LibcurlMessage.code(for: message) ?? urlErrorCode(code)
     }
 
     static func urlErrorCode(_ code: Int32) -> URLError.Code {

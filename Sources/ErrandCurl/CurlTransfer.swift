@@ -38,10 +38,10 @@
     /// engine before it resumes the transfer).
     var isPaused = false
 
-    /// Who hears about the request body being sent, and the bytes last reported (loop thread).
+    /// Who hears about the request body being sent (told only of progress past its last
+    /// report), and the body's size.
     private let uploadProgress: (@Sendable (TransferProgress) -> Void)?
     private var uploadSize: Int?
-    private var reportedUpload = 0
 
     private let waiting: Waiting
     private let abandoned = Locked(false)
@@ -294,13 +294,11 @@
       return true
     }
 
-    /// libcurl's count of request body bytes sent: reported when it grows.
+    /// libcurl's count of request body bytes sent (the observer drops counts it has seen).
     func sent(_ count: Int64, of total: Int64) {
-      guard let uploadProgress, count > reportedUpload else { return }
-      reportedUpload = Int(count)
-      uploadProgress(
+      uploadProgress?(
         TransferProgress(
-          completedBytes: reportedUpload, expectedBytes: total > 0 ? Int(total) : uploadSize))
+          completedBytes: Int(count), expectedBytes: total > 0 ? Int(total) : uploadSize))
     }
 
     /// A piece of the body.

@@ -155,8 +155,9 @@
       }
     }
 
-    /// `observer`, told only of progress past what it was last told: a body sent again after a
-    /// `307` or `308` starts from zero, and progress never goes back.
+    /// `observer`, told only of progress past what it was last told: libcurl repeats a count in
+    /// many calls, a body sent again after a `307` or `308` starts from zero, and progress never
+    /// goes back.
     private static func forwardOnly(
       _ observer: @escaping @Sendable (TransferProgress) -> Void
     ) -> @Sendable (TransferProgress) -> Void {

@@ -261,12 +261,7 @@ extension URLSessionTransport {
   private static let starting = DispatchQueue(label: "errand.url-session.start")
 
   /// URLSession on Linux reports several failures as `URLError(.unknown)` with curl's message:
-  /// call them what they are. A body cut short ("transfer closed with N bytes remaining to read")
-  /// is a lost connection; a body that does not decode as its `Content-Encoding` says
-  /// ("content unencoding") is `.cannotDecodeContentData`; broken chunked framing is a bad server
-  /// response; a server certificate that does not verify ("SSL certificate problem", a name that
-  /// does not match) is `.serverCertificateUntrusted`, as on Apple platforms; a proxy that refuses
-  /// the tunnel to the server ("CONNECT tunnel failed") is `.cannotConnectToHost`.
+  /// call them what they are (``LibcurlMessage``, as `CurlTransport` does).
   /// An answer that is not HTTP (garbage, an invalid status line) comes back as
   /// `.unsupportedURL` for an `http` or `https` URL: call it a bad server response. The original
   /// stays as the underlying error.
@@ -276,27 +271,10 @@ extension URLSessionTransport {
     info[NSUnderlyingErrorKey] = urlError
     switch urlError.code {
     case .unknown:
-      guard let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String else {
-        return error
-      }
-      if message.contains("transfer closed") || message.contains("remaining to read") {
-        return URLError(.networkConnectionLost, userInfo: info)
-      }
-      if message.contains("content unencoding") {
-        return URLError(.cannotDecodeContentData, userInfo: info)
-      }
-      if message.contains("chunked-encoding") {
-        return URLError(.badServerResponse, userInfo: info)
-      }
-      if message.contains("SSL certificate problem")
-        || message.contains("no alternative certificate subject name")
-      {
-        return URLError(.serverCertificateUntrusted, userInfo: info)
-      }
-      if message.contains("CONNECT tunnel failed") {
-        return URLError(.cannotConnectToHost, userInfo: info)
-      }
-      return error
+      guard let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
+        let code = LibcurlMessage.code(for: message)
+      else { return error }
+      return URLError(code, userInfo: info)
     case .unsupportedURL:
       guard let scheme = urlError.failingURL?.scheme?.lowercased(),
         ["http", "https"].contains(scheme)

@@ -35,9 +35,16 @@ public final class LoopbackServer: Sendable {
   struct State {
     var stopped = false
     var requests: [RecordedRequest] = []
-    var earlyDisconnects = 0
+    var earlyDisconnects: [ContinuousClock.Instant] = []
     var taken = 0
     var connections = 0
+    /// Tasks in a `wait…` method, each resumed when its condition holds.
+    var waiters: [UUID: Waiter] = [:]
+  }
+
+  struct Waiter: Sendable {
+    var condition: @Sendable (State) -> Bool
+    var continuation: CheckedContinuation<Bool, Never>
   }
 
   /// The responses ``enqueue(_:)`` lined up, for a server created with ``init()``.
@@ -127,23 +134,36 @@ public final class LoopbackServer: Sendable {
 
   /// How many clients closed their connection before the response was complete.
   public var earlyDisconnects: Int {
+    state.withLock { $0.earlyDisconnects.count }
+  }
+
+  /// When the server saw each client close its connection before the response was complete, in
+  /// order: seen on the connection's own thread within 50 milliseconds of the close, so a test
+  /// can tell when a client gave up even while Swift's cooperative threads are busy.
+  public var earlyDisconnectTimes: [ContinuousClock.Instant] {
     state.withLock { $0.earlyDisconnects }
   }
 
   /// Wait until at least `count` requests have arrived.
+  ///
+  /// Returns as soon as the request that makes up the count is recorded; the timeout only
+  /// guards against a test that would otherwise hang.
   /// - Parameters:
   ///   - count: How many requests to wait for.
-  ///   - timeout: The longest to wait.
+  ///   - timeout: The longest to wait, in real time: 60 seconds by default.
   /// - Returns: `true` when they arrived in time.
-  public func waitForRequests(_ count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+  public func waitForRequests(_ count: Int = 1, timeout: Duration = .seconds(60)) async -> Bool {
     await waitUntil(timeout: timeout) { $0.requests.count >= count }
   }
 
   /// Wait until a client has closed its connection before the response was complete.
-  /// - Parameter timeout: The longest to wait.
+  ///
+  /// Returns as soon as the disconnect is seen; the timeout only guards against a test that
+  /// would otherwise hang.
+  /// - Parameter timeout: The longest to wait, in real time: 60 seconds by default.
   /// - Returns: `true` when a disconnect was seen in time.
-  public func waitForEarlyDisconnect(timeout: Duration = .seconds(10)) async -> Bool {
-    await waitUntil(timeout: timeout) { $0.earlyDisconnects > 0 }
+  public func waitForEarlyDisconnect(timeout: Duration = .seconds(60)) async -> Bool {
+    await waitUntil(timeout: timeout) { !$0.earlyDisconnects.isEmpty }
   }
 
   /// Line up responses for the next requests, in order (for a server created with ``init()``).
@@ -154,10 +174,10 @@ public final class LoopbackServer: Sendable {
 
   /// The next request the server received that no earlier call returned, waiting for it to
   /// arrive: requests come back one by one, in order of arrival.
-  /// - Parameter timeout: The longest to wait.
+  /// - Parameter timeout: The longest to wait, in real time: 60 seconds by default.
   /// - Returns: The request.
   /// - Throws: ``NoRequest`` when none arrives in time.
-  public func takeRequest(timeout: Duration = .seconds(10)) async throws -> RecordedRequest {
+  public func takeRequest(timeout: Duration = .seconds(60)) async throws -> RecordedRequest {
     let arrived = await waitUntil(timeout: timeout) { $0.requests.count > $0.taken }
     guard arrived else {
       throw NoRequest(waited: timeout, received: requests.count)
@@ -186,15 +206,36 @@ public final class LoopbackServer: Sendable {
     state.withLock { $0.stopped = true }
   }
 
-  private func waitUntil(timeout: Duration, _ condition: @escaping (State) -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-      if state.withLock({ condition($0) }) {
-        return true
-      }
-      try? await Task.sleep(for: .milliseconds(5))
+  /// Wait until `condition` holds: resumed by the change that makes it hold (see
+  /// `Locked.change(_:)`), by a Dispatch timer at `timeout`, or by cancellation, whichever
+  /// comes first; none of them needs a free cooperative thread to fire.
+  private func waitUntil(
+    timeout: Duration, _ condition: @escaping @Sendable (State) -> Bool
+  ) async -> Bool {
+    let id = UUID()
+    let state = self.state
+    let end: @Sendable () -> Void = {
+      state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: false)
     }
-    return state.withLock { condition($0) }
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let ready = state.withLock { state -> Bool? in
+          if condition(state) { return true }
+          if Task.isCancelled { return false }
+          state.waiters[id] = Waiter(condition: condition, continuation: continuation)
+          return nil
+        }
+        if let ready {
+          continuation.resume(returning: ready)
+          return
+        }
+        let nanoseconds = Int(min(max(0, timeout / .nanoseconds(1)), 1e15))
+        DispatchQueue.global().asyncAfter(
+          deadline: .now() + .nanoseconds(nanoseconds), execute: end)
+      }
+    } onCancel: {
+      end()
+    }
   }
 
 }
@@ -219,5 +260,22 @@ public final class RefusingPort: Sendable {
   /// `http://127.0.0.1:<port>`.
   public var url: URL {
     URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
+  }
+}
+
+extension Locked where Value == LoopbackServer.State {
+  /// Change the server's state, then resume every waiter whose condition now holds.
+  func change(_ body: (inout LoopbackServer.State) -> Void) {
+    let ready = withLock { state -> [LoopbackServer.Waiter] in
+      body(&state)
+      let ready = state.waiters.filter { $0.value.condition(state) }
+      for id in ready.keys {
+        state.waiters[id] = nil
+      }
+      return Array(ready.values)
+    }
+    for waiter in ready {
+      waiter.continuation.resume(returning: true)
+    }
   }
 }

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The TDD chapter's DogPatch tests, on the stub kit.
-@Suite struct DogPatchClientTests {
+@Suite(.timeLimit(.minutes(2))) struct DogPatchClientTests {
   static let base = URL(string: "https://api.dogpatch.example/v1")!
 
   private func client(_ answer: StubResponse) async -> (DogPatchClient, StubTransport) {
@@ -145,9 +145,9 @@ import Testing
       var dogs = dogs
       return try await dogs.next()
     }
-    #expect(await clock.waitForSleepers(1))
+    try #require(await clock.waitForSleepers(1))
     await clock.advance(by: .seconds(60))
-    #expect(await clock.waitForSleepers(1))
+    try #require(await clock.waitForSleepers(1))
     await clock.advance(by: .seconds(60))
     #expect(try await next.value == luna)
   }

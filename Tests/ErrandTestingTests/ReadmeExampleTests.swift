@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// README's "Testing with stubs" examples, compiled and run as written.
-@Suite struct ReadmeExampleTests {
+@Suite(.timeLimit(.minutes(2))) struct ReadmeExampleTests {
   @Test func stubOneEndpoint() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))
@@ -42,7 +42,7 @@ import Testing
     let retry = Task {
       try await client.send(Endpoint<[Dog]>(path: "dogs"))
     }
-    await clock.waitForSleepers()
+    try #require(await clock.waitForSleepers())
     await clock.advance(by: .seconds(30))
     #expect(try await retry.value.count == 3)
   }
@@ -66,7 +66,7 @@ import Testing
       baseURL: base, transport: .stub { $0.on(.get, "/v1/never", .hang) },
       configuration: APIClient.Configuration(timeout: .seconds(60), clock: clock))
     let call = Task { try await slow.send(Endpoint<Void>(path: "never")) }
-    await clock.waitForSleepers()
+    try #require(await clock.waitForSleepers())
     await clock.advance(by: .seconds(60))
     #expect(await #expect(throws: APIError.self) { try await call.value }?.kind == .timedOut)
   }

@@ -10,7 +10,7 @@
 
   /// CurlTransport over a real socket: what it sends, what it streams, how it stops. The fault
   /// matrix and the redirect suites run against it too (see `TransportKind`).
-  @Suite struct CurlTransportTests {
+  @Suite(.timeLimit(.minutes(2))) struct CurlTransportTests {
     @Test func sendsTheMethodHeadersAndBodyAsGiven() async throws {
       let server = try LoopbackServer()
       defer { server.stop() }
@@ -85,7 +85,8 @@
       let server = try LoopbackServer { _ in
         var response = ScriptedResponse(body: patternBytes(1_000_000))
         response.chunkSize = 1000
-        response.chunkInterval = .milliseconds(5)
+        // A minute in all: the client leaves long before the end, however busy the machine.
+        response.chunkInterval = .milliseconds(60)
         return response
       }
       defer { server.stop() }
@@ -122,11 +123,10 @@
       let client = APIClient(baseURL: server.baseURL, transport: CurlTransport())
       let call = Task { try await client.send(Endpoint<Data>(path: "slow")) }
       #expect(await server.waitForRequests(1))
-      let started = ContinuousClock.now
       call.cancel()
+      // Had the call gone on, the server would have answered after 20 s and closed normally.
       let error = await #expect(throws: APIError.self) { try await call.value }
       #expect(error?.kind == .cancelled)
-      #expect(ContinuousClock.now - started < .seconds(3))
       #expect(await server.waitForEarlyDisconnect())
     }
 

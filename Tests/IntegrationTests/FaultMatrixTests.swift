@@ -5,15 +5,16 @@ import LoopbackServer
 import TestSupport
 import Testing
 
-/// One row per way a server can misbehave, each ending in the right `APIError`, within its
-/// deadline, over a real socket.
-@Suite struct FaultMatrixTests {
+/// One row per way a server can misbehave, each ending in the right `APIError`, over a real
+/// socket. How soon the deadline rows end is `WallClockTests`' to check; here every other row has
+/// a deadline far beyond its fault, so that a busy machine cannot turn it into `.timedOut`.
+@Suite(.timeLimit(.minutes(2))) struct FaultMatrixTests {
   struct Fault: Sendable, CustomTestStringConvertible {
     var name: String
     var script: @Sendable (RecordedRequest) -> ScriptedResponse
     var kind: APIError.Kind?
     var codes: Set<URLError.Code> = []
-    var timeout: Duration = .seconds(5)
+    var timeout: Duration = .seconds(60)
     var maximumResponseSize: Int? = nil
     var testDescription: String { name }
   }
@@ -102,20 +103,17 @@ import Testing
   ]
 
   @Test(arguments: faults, TransportKind.allCases)
-  func endsInTheRightErrorWithinItsDeadline(_ fault: Fault, _ transport: TransportKind) async throws
-  {
+  func endsInTheRightError(_ fault: Fault, _ transport: TransportKind) async throws {
     let server = try LoopbackServer(fault.script)
     defer { server.stop() }
     var endpoint = Endpoint<Data>(path: "fault", timeout: fault.timeout, decoding: .data)
     endpoint.maximumResponseSize = fault.maximumResponseSize
-    let started = ContinuousClock.now
     let outcome: Result<Data, APIError>
     do {
       outcome = .success(try await transport.client(server.baseURL).send(endpoint))
     } catch let error as APIError {
       outcome = .failure(error)
     }
-    let elapsed = ContinuousClock.now - started
     switch (outcome, fault.kind) {
     case (.success(let body), nil):
       #expect(body == Data("ok".utf8))
@@ -129,8 +127,6 @@ import Testing
     case (.failure(let error), nil):
       Issue.record("expected a response, got \(error)")
     }
-    // Within the deadline, with room for a machine busy with other suites.
-    #expect(elapsed < fault.timeout + .seconds(3), "took \(elapsed)")
   }
 
   @Test(arguments: TransportKind.allCases)

@@ -6,7 +6,9 @@ import Testing
 
 /// Record exchanges with a real server (httpbin) into a temporary cassette, then replay them with
 /// no network: the round trip that users rely on.
-@Suite(.enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL to an httpbin server, as .ci/run does"))
+@Suite(
+  .timeLimit(.minutes(2)),
+  .enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL to an httpbin server, as .ci/run does"))
 struct HTTPBinCassetteTests {
   struct Slideshow: Decodable, Equatable {
     struct Show: Decodable, Equatable { var title: String }

@@ -24,7 +24,9 @@ struct Echo: Decodable, Sendable {
 }
 
 /// The same client and transport against a real server, httpbin, started by `.ci/run`.
-@Suite(.enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL to an httpbin server, as .ci/run does"))
+@Suite(
+  .timeLimit(.minutes(2)),
+  .enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL to an httpbin server, as .ci/run does"))
 struct HTTPBinTests {
   @Test func getEchoesQueryAndHeaders() async throws {
     let endpoint = Endpoint<Echo>(

@@ -8,7 +8,9 @@ import Testing
 /// Load, a cancellation storm and the fault matrix's file descriptors, measured with nothing
 /// else running: CI runs this suite on its own with `ERRAND_LOAD=1` (it is skipped otherwise),
 /// and it prints what it measured.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["ERRAND_LOAD"] != nil))
+@Suite(
+  .timeLimit(.minutes(10)), .serialized,
+  .enabled(if: ProcessInfo.processInfo.environment["ERRAND_LOAD"] != nil))
 struct LoadTests {
   /// Open file descriptors and resident memory of this process (Linux; 0 where unknown).
   static func usage() -> (descriptors: Int, residentKB: Int) {

@@ -5,7 +5,9 @@ import TestSupport
 import Testing
 
 /// `send` runs outside the client's actor, so two responses decode at the same time.
-@Suite(.enabled(if: ProcessInfo.processInfo.activeProcessorCount >= 2, "needs two cores"))
+@Suite(
+  .timeLimit(.minutes(2)),
+  .enabled(if: ProcessInfo.processInfo.activeProcessorCount >= 2, "needs two cores"))
 struct ParallelDecodingTests {
   /// Two parties that each wait, up to a limit, for the other to arrive.
   final class Rendezvous: @unchecked Sendable {

@@ -12,7 +12,7 @@
   /// changing that environment would reroute the suites running beside this one, so each case
   /// runs ``probe()`` in a child test process with its own environment, and checks what the proxy
   /// (a loopback server) received.
-  @Suite struct ProxyEnvironmentTests {
+  @Suite(.timeLimit(.minutes(2))) struct ProxyEnvironmentTests {
     struct Case: Sendable, CustomTestStringConvertible {
       var testDescription: String
       /// The variable that names the loopback proxy.

@@ -6,8 +6,9 @@ import TestSupport
 import Testing
 
 /// Random requests (odd paths and queries, custom headers, bodies of every size up to 70 KB) sent
-/// through each transport to a server that records them: what arrives is what was sent.
-@Suite struct TransportFuzzTests {
+/// through each transport to a server that records them: what arrives is what was sent. Small by
+/// default; full size with `ERRAND_FULL_SIZE=1` (``TestSize``).
+@Suite(.timeLimit(.minutes(5))) struct TransportFuzzTests {
   static let pieces = [
     "a", "Z", "9", " ", "%", "?", "#", "&", "=", "+", ";", ",", "é", "🐕", "~", "'",
   ]
@@ -53,7 +54,7 @@ import Testing
     }
     defer { server.stop() }
     let client = transport.client(server.baseURL)
-    for _ in 0..<60 {
+    for _ in 0..<TestSize.count(small: 20, full: 60) {
       let endpoint = Self.endpoint(&random)
       let response = try await client.response(for: endpoint)
       let request = response.request

@@ -115,3 +115,16 @@ package struct SeededGenerator: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+/// How large the CPU-bound suites (the fuzz suites) run. Small by default, so that `swift test`
+/// leaves the two threads of a 2-core machine's cooperative pool to the suites that wait for
+/// events; full size with `ERRAND_FULL_SIZE=1`, which CI sets in a step of its own.
+package enum TestSize {
+  /// Whether `ERRAND_FULL_SIZE` is set.
+  package static let isFull = ProcessInfo.processInfo.environment["ERRAND_FULL_SIZE"] != nil
+
+  /// `full` when running at full size, else `small`.
+  package static func count(small: Int, full: Int) -> Int {
+    isFull ? full : small
+  }
+}

@@ -31,12 +31,14 @@ public enum APIError: Error, LocalizedError {
       let urlError = underlying as? URLError
       let subject = (urlError?.errandRequest ?? urlError?.failingURL?.redactedString)
         .map { " for \($0)" }.orEmpty
-      let attempts = Self.attempts(urlError?.errandAttempts ?? 1)
+      let attempts = Self.attempts(
+        urlError?.errandAttempts ?? 1, retryPastDeadline: urlError?.errandRetryPastDeadline)
       return "\(Self.lead(for: underlying))\(subject)\(attempts): \(Self.describe(underlying))"
     case .unacceptableStatus(let response):
       let subject = Self.subject(of: response).map { " \($0) with" }.orEmpty
       return
-        "The server answered\(subject) \(Self.status(response))\(Self.attempts(response.attempts))."
+        "The server answered\(subject) \(Self.status(response))"
+        + "\(Self.attempts(response.attempts, retryPastDeadline: response.retryPastDeadline))."
         + Self.bodyPreview(
           Redaction.default.redact(
             body: response.body, contentType: response.headers["Content-Type"])
@@ -67,9 +69,13 @@ public enum APIError: Error, LocalizedError {
     }
   }
 
-  /// ` after N attempts` when there was more than one, else nothing.
-  static func attempts(_ count: Int) -> String {
-    count > 1 ? " after \(count) attempts" : ""
+  /// ` after N attempts` when there was more than one, then why there was no other when the
+  /// call's deadline ruled it out; else nothing.
+  static func attempts(_ count: Int, retryPastDeadline wait: Duration? = nil) -> String {
+    let made = count > 1 ? " after \(count) attempts" : ""
+    guard let wait else { return made }
+    return made + " (no further attempt: the retry's wait of \(wait.decimalSeconds) s would end "
+      + "after the call's deadline)"
   }
 
   /// The status and its reason phrase, for example `HTTP 404 Not Found`.

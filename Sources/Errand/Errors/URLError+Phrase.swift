@@ -47,13 +47,24 @@ extension URLError {
     userInfo[Self.errandAttemptsKey] as? Int
   }
 
+  /// The wait a retry policy would have made before another attempt, when it made none because
+  /// the call's deadline came first.
+  var errandRetryPastDeadline: Duration? {
+    userInfo[Self.errandRetryPastDeadlineKey] as? Duration
+  }
+
   /// The key under which Errand keeps the number of attempts.
   static let errandAttemptsKey = "ErrandAttempts"
 
-  /// This error, noting how many attempts were made.
-  func noting(attempts: Int) -> URLError {
+  /// The key under which Errand keeps the wait of a retry the deadline ruled out.
+  static let errandRetryPastDeadlineKey = "ErrandRetryPastDeadline"
+
+  /// This error, noting how many attempts were made, and the wait of a retry the call's deadline
+  /// ruled out, if one did.
+  func noting(attempts: Int, retryPastDeadline: Duration? = nil) -> URLError {
     var info = userInfo
     info[Self.errandAttemptsKey] = attempts
+    info[Self.errandRetryPastDeadlineKey] = retryPastDeadline
     return URLError(code, userInfo: info)
   }
 

@@ -8,7 +8,7 @@ import Foundation
 /// ``collectingBody(upTo:)``.
 ///
 /// Equality and hashing compare status, headers, body and URL; ``request``, ``attempts``,
-/// ``bodyStream`` and ``decodedFailure`` are context and do not take part.
+/// ``retryPastDeadline``, ``bodyStream`` and ``decodedFailure`` are context and do not take part.
 public struct HTTPResponse: Sendable, Hashable {
   /// The status code, for example `200`.
   public var status: Int
@@ -23,6 +23,9 @@ public struct HTTPResponse: Sendable, Hashable {
   public internal(set) var request: HTTPRequest?
   /// How many times the request was sent to get this response; retries raise it above 1.
   public internal(set) var attempts = 1
+  /// The wait ``RetryMiddleware`` would have made before another attempt, when it made none
+  /// because that attempt could not have started before the call's deadline; `nil` otherwise.
+  public internal(set) var retryPastDeadline: Duration?
   /// The body as it arrives, in a streamed call; `nil` when ``body`` holds the whole body.
   public var bodyStream: HTTPBody?
   /// The body of an unacceptable answer as the app's error model, when the endpoint or client

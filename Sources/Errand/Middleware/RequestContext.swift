@@ -17,6 +17,16 @@ public struct RequestContext: Sendable {
   /// Whether sending the request twice is safe, so that it may be retried: the method's
   /// idempotence unless the endpoint says otherwise.
   public var isIdempotent: Bool
+  /// The call's deadline, set by ``APIClient`` from the request's timeout when the call starts.
+  var deadline: RequestDeadline?
+
+  /// How much of the call's timeout is left, on the client's clock: the timeout is a deadline
+  /// for the whole call, retries and their waits included, so a middleware that waits (or starts
+  /// another attempt) checks this first. Zero or less once the deadline has passed; `nil` when
+  /// the call has no timeout.
+  public var remainingTime: Duration? {
+    deadline?.remaining
+  }
 
   /// Create a context.
   /// - Parameters:

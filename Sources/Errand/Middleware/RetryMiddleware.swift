@@ -9,6 +9,11 @@ import Foundation
 /// When attempts run out, the last response or error is returned, and its description says how
 /// many attempts were made.
 ///
+/// The call's timeout is a deadline for the whole call, retries and their waits included: a
+/// retry whose wait would end at or after the deadline (``RequestContext/remainingTime``) is not
+/// made, and the last response or error is returned at once, saying so
+/// (``HTTPResponse/retryPastDeadline``).
+///
 /// ```swift
 /// let client = APIClient(baseURL: base, transport: URLSessionTransport(),
 ///                        configuration: .init(middleware: [RetryMiddleware(policy: RetryPolicy(maxAttempts: 4))]))
@@ -56,10 +61,17 @@ public struct RetryMiddleware: Middleware {
         else { return response }
         wait = delay(beforeRetry: attempt, response: response)
         guard withinBudget(waited.elapsed + wait) else { return response }
+        guard Self.startsBeforeTheDeadline(after: wait) else {
+          response.retryPastDeadline = wait
+          return response
+        }
       } catch let error where idempotent && attempt < policy.maxAttempts && isRetryable(error) {
         wait = delay(beforeRetry: attempt, response: nil)
         guard withinBudget(waited.elapsed + wait) else {
           throw Self.noting(attempts: attempt, on: error)
+        }
+        guard Self.startsBeforeTheDeadline(after: wait) else {
+          throw Self.noting(attempts: attempt, on: error, retryPastDeadline: wait)
         }
       } catch {
         throw Self.noting(attempts: attempt, on: error)
@@ -67,6 +79,13 @@ public struct RetryMiddleware: Middleware {
       try await clock.sleep(for: wait)
       attempt += 1
     }
+  }
+
+  /// Whether an attempt made after `wait` starts before the call's deadline (always, outside
+  /// ``APIClient`` or without a timeout).
+  private static func startsBeforeTheDeadline(after wait: Duration) -> Bool {
+    guard let remaining = RequestContext.current?.remainingTime else { return true }
+    return wait < remaining
   }
 
   /// Whether a retry whose wait ends `elapsed` after the call began stays within the budget.
@@ -95,11 +114,17 @@ public struct RetryMiddleware: Middleware {
     }
   }
 
-  /// The error with the number of attempts, where it can hold one.
-  private static func noting(attempts: Int, on error: any Error) -> any Error {
-    guard attempts > 1, case APIError.transport(let underlying as URLError) = error else {
+  /// The error with the number of attempts, and the wait of a retry the deadline ruled out,
+  /// where it can hold them.
+  private static func noting(
+    attempts: Int, on error: any Error, retryPastDeadline: Duration? = nil
+  ) -> any Error {
+    guard attempts > 1 || retryPastDeadline != nil,
+      case APIError.transport(let underlying as URLError) = error
+    else {
       return error
     }
-    return APIError.transport(underlying.noting(attempts: attempts))
+    return APIError.transport(
+      underlying.noting(attempts: attempts, retryPastDeadline: retryPastDeadline))
   }
 }

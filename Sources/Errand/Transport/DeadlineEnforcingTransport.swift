@@ -27,9 +27,9 @@ import Foundation
     -> HTTPResponse
 }
 
-/// When a request gives up: its timeout on the client's clock, counted from when the client
-/// hands the request to its transport. Every wait a transport bounds with it shares the one
-/// deadline.
+/// When a call gives up: its timeout on the client's clock, counted from when the call starts.
+/// Every exchange of the call (retries included) and every wait a transport bounds with it share
+/// the one deadline.
 @_spi(Transports) public struct RequestDeadline: Sendable {
   /// How long the exchange may take.
   public let timeout: Duration

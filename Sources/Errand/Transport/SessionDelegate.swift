@@ -9,13 +9,14 @@ import Foundation
 /// ``RedirectPolicy``, and answers authentication challenges so that a `401` comes back as a
 /// response. Session-level, because Linux ignores per-task delegates.
 ///
-/// `@unchecked Sendable` is safe: its only mutable state is inside a `Locked`, and each
-/// continuation is removed from it before it is resumed, so it is resumed exactly once.
+/// `@unchecked Sendable` is safe: its only mutable state is inside a `Locked`, and each waiter is
+/// a ``Waiting``, which resumes its continuation exactly once whoever calls it first.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   /// One task's exchange in progress.
   private struct Exchange {
-    /// Resumed with the whole response (buffered) or with its head (streamed); `nil` once resumed.
-    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    /// Resumed with the whole response (buffered) or with its head (streamed); `nil` once
+    /// resumed. Shared with the transport, whose deadline and cancellation may resume it first.
+    var waiting: Waiting?
     var streams: Bool
     var limit: Int?
     var body = Data()
@@ -35,16 +36,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
   }
 
-  /// Start a task's exchange; `continuation` is resumed with the whole response, or with its head
+  /// Start a task's exchange; `waiting` is resumed with the whole response, or with its head
   /// when `streams` is set.
   func register(
-    _ task: URLSessionTask, continuation: CheckedContinuation<HTTPResponse, any Error>,
+    _ task: URLSessionTask, waiting: Waiting,
     streams: Bool = false, limit: Int? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil
   ) {
     exchanges.withLock {
       $0[task.taskIdentifier] = Exchange(
-        continuation: continuation, streams: streams, limit: limit, progress: progress)
+        waiting: waiting, streams: streams, limit: limit, progress: progress)
     }
   }
 
@@ -52,10 +53,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   /// streaming, for the head).
   /// - Returns: Whether the caller was waiting.
   func abandon(_ taskIdentifier: Int, with error: any Error) -> Bool {
-    let waiting = exchanges.withLock { exchanges -> CheckedContinuation<HTTPResponse, any Error>? in
-      guard let continuation = exchanges[taskIdentifier]?.continuation else { return nil }
+    let waiting = exchanges.withLock { exchanges -> Waiting? in
+      guard let waiting = exchanges[taskIdentifier]?.waiting else { return nil }
       exchanges[taskIdentifier] = nil
-      return continuation
+      return waiting
     }
     waiting?.resume(throwing: error)
     return waiting != nil
@@ -81,8 +82,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       return
     }
     let result = outcome(exchange.body)
-    if let continuation = exchange.continuation {
-      continuation.resume(with: result.map { exchange.streams ? $0.streamingBody() : $0 })
+    if let waiting = exchange.waiting {
+      waiting.resume(with: result.map { exchange.streams ? $0.streamingBody() : $0 })
     } else if case .failure(let error) = result {
       exchange.writer?.finish(throwing: error)
     } else {
@@ -125,13 +126,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       completionHandler(.cancel)
       return
     }
-    let head: CheckedContinuation<HTTPResponse, any Error>? = exchanges.withLock { exchanges in
-      guard var exchange = exchanges[id], exchange.streams,
-        let continuation = exchange.continuation
+    let head: Waiting? = exchanges.withLock { exchanges in
+      guard var exchange = exchanges[id], exchange.streams, let waiting = exchange.waiting
       else { return nil }
-      exchange.continuation = nil
+      exchange.waiting = nil
       exchanges[id] = exchange
-      return continuation
+      return waiting
     }
     if let head {
       let (body, writer) = HTTPBody.makeStream(expectedLength: expected) {

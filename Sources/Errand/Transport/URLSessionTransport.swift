@@ -191,12 +191,23 @@ public final class URLSessionTransport: Transport {
       streams ? (streamingSession, streamingDelegate) : (self.session, self.delegate)
     let response = try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
+        // Shared with the deadline and the cancellation handler before anything else happens,
+        // so that either can end the wait at once, even while the task is still being created.
+        let waiting = Waiting(continuation)
+        let abandoned = running.withLock { state in
+          state.waiting = waiting
+          return state.abandoned
+        }
+        if let abandoned {
+          waiting.resume(throwing: abandoned)
+          return
+        }
         // Off the caller's thread: creating and resuming a task wait for URLSession's internal
-        // queue, which all sessions in the process share and a busy transfer can hold for a
-        // while; waiting here would take a thread from the cooperative pool every task runs on.
+        // queue, which all sessions in the process share and a busy transfer can hold for
+        // seconds; waiting here would take a thread from the cooperative pool every task runs on.
         URLSessionTransport.starting.async { [urlRequest] in
+          guard running.withLock({ $0.abandoned == nil }) else { return }
           let task: URLSessionDataTask
-          let waiting = delegate == nil ? Waiting(continuation) : nil
           if let delegate {
             if let file = request.bodyFile {
               task = session.uploadTask(with: urlRequest, fromFile: file)
@@ -204,16 +215,16 @@ public final class URLSessionTransport: Transport {
               task = session.dataTask(with: urlRequest)
             }
             delegate.register(
-              task, continuation: continuation, streams: streams, limit: limit, progress: progress)
+              task, waiting: waiting, streams: streams, limit: limit, progress: progress)
           } else {
             let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
               data, response, error in
               if let error {
-                waiting?.resume(throwing: URLSessionTransport.clarify(error))
+                waiting.resume(throwing: URLSessionTransport.clarify(error))
               } else if let response = response as? HTTPURLResponse {
-                waiting?.resume(returning: HTTPResponse(response, body: data ?? Data()))
+                waiting.resume(returning: HTTPResponse(response, body: data ?? Data()))
               } else {
-                waiting?.resume(throwing: URLError(.badServerResponse))
+                waiting.resume(throwing: URLError(.badServerResponse))
               }
             }
             if let file = request.bodyFile {
@@ -225,11 +236,12 @@ public final class URLSessionTransport: Transport {
           }
           let abandoned = running.withLock { state in
             state.task = task
-            state.waiting = waiting
             return state.abandoned
           }
           if let abandoned {
-            URLSessionTransport.abandon(running, with: abandoned, delegate: delegate)
+            // Ended while the task was being created: its waiter has its answer already.
+            _ = delegate?.abandon(task.taskIdentifier, with: abandoned)
+            URLSessionTransport.stop(task)
           } else {
             task.resume()
           }
@@ -289,7 +301,8 @@ extension URLSessionTransport {
 /// The task of one exchange, shared with its deadline and its cancellation handler.
 struct RunningTask {
   var task: URLSessionDataTask?
-  /// Who waits for the task when it runs without the transport's delegate.
+  /// Who waits for the task's answer: resumed by the answer, the deadline or a cancellation,
+  /// whichever comes first.
   var waiting: Waiting?
   /// Why the wait was ended early, once it was.
   var abandoned: (any Error)?
@@ -330,9 +343,13 @@ package final class Waiting: @unchecked Sendable {
 
 extension URLSessionTransport {
   /// End a wait early (its deadline passed, or its caller was cancelled): resume whoever waits
-  /// for the task's answer with `error`, and cancel the task in the background. If the task has
-  /// not been created yet, the attempt that creates it ends at once instead; if its answer (or
-  /// its head, when streaming) is already in, nothing happens.
+  /// for the task's answer with `error` at once, whether or not the task exists yet, and cancel
+  /// the task in the background. If its answer (or its head, when streaming) is already in,
+  /// nothing happens.
+  ///
+  /// Runs on the deadline timer's queue or in a cancellation handler, and never waits for
+  /// URLSession: creating, resuming and cancelling a task all wait for its internal queue, which
+  /// another exchange can keep busy for seconds.
   static func abandon(
     _ running: Locked<RunningTask>, with error: any Error, delegate: SessionDelegate?
   ) {
@@ -342,12 +359,10 @@ extension URLSessionTransport {
       }
       return (state.task, state.waiting)
     }
+    guard waiting?.resume(with: .failure(error)) == true else { return }
+    // Not created yet: the attempt sees `abandoned` and does not create it (or stops it).
     guard let task else { return }
-    if let delegate {
-      guard delegate.abandon(task.taskIdentifier, with: error) else { return }
-    } else {
-      waiting?.resume(throwing: error)
-    }
+    _ = delegate?.abandon(task.taskIdentifier, with: error)
     stop(task)
   }
 }

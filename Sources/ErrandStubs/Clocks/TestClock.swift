@@ -49,9 +49,32 @@ public final class TestClock: Clock, @unchecked Sendable {
     var continuation: CheckedContinuation<Void, any Error>
   }
 
+  /// A task in ``waitForSleepers(_:dueWithin:timeout:fileID:filePath:line:column:)``.
+  private struct Waiter {
+    var id: UUID
+    var count: Int
+    var dueWithin: Duration?
+    var continuation: CheckedContinuation<Bool, Never>
+  }
+
   private struct State {
     var now = Instant()
     var sleepers: [Sleeper] = []
+    var waiters: [Waiter] = []
+
+    /// How many sleepers wake within `duration` from now (all of them for `nil`).
+    func sleeperCount(dueWithin duration: Duration?) -> Int {
+      guard let duration else { return sleepers.count }
+      let limit = now.advanced(by: duration)
+      return sleepers.count { $0.deadline <= limit }
+    }
+
+    /// Take out the waiters whose count of sleepers is reached.
+    mutating func satisfiedWaiters() -> [Waiter] {
+      let satisfied = waiters.filter { sleeperCount(dueWithin: $0.dueWithin) >= $0.count }
+      waiters.removeAll { waiter in satisfied.contains { $0.id == waiter.id } }
+      return satisfied
+    }
   }
 
   private let state = Locked(State())
@@ -83,16 +106,19 @@ public final class TestClock: Clock, @unchecked Sendable {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
-        let outcome = state.withLock { state -> Result<Void, any Error>? in
+        let (outcome, waiters) = state.withLock { state -> (Result<Void, any Error>?, [Waiter]) in
           // Checked under the lock that the cancellation handler takes, so a sleep that starts
           // in a cancelled task never stays registered.
-          if Task.isCancelled { return .failure(CancellationError()) }
-          guard deadline > state.now else { return .success(()) }
+          if Task.isCancelled { return (.failure(CancellationError()), []) }
+          guard deadline > state.now else { return (.success(()), []) }
           state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-          return nil
+          return (nil, state.satisfiedWaiters())
         }
         if let outcome {
           continuation.resume(with: outcome)
+        }
+        for waiter in waiters {
+          waiter.continuation.resume(returning: true)
         }
       }
     } onCancel: {
@@ -107,31 +133,94 @@ public final class TestClock: Clock, @unchecked Sendable {
   /// Move the clock forward and wake every sleeper whose deadline has come.
   /// - Parameter duration: How far to move.
   public func advance(by duration: Duration) async {
-    let woken = state.withLock { state -> [Sleeper] in
+    let (woken, waiters) = state.withLock { state -> ([Sleeper], [Waiter]) in
       state.now = state.now.advanced(by: duration)
       let now = state.now
       let due = state.sleepers.filter { $0.deadline <= now }
       state.sleepers.removeAll { $0.deadline <= now }
-      return due
+      // Sleepers further out may now fall within a waiter's window.
+      return (due, state.satisfiedWaiters())
     }
     for sleeper in woken {
       sleeper.continuation.resume()
+    }
+    for waiter in waiters {
+      waiter.continuation.resume(returning: true)
     }
     await Task.yield()
   }
 
   /// Wait until at least `count` tasks sleep on this clock, so that an advance reaches them.
+  ///
+  /// Returns as soon as the sleeper that makes up the count registers: it waits for that event,
+  /// not for time to pass, so a busy machine makes it slower but never makes it fail. The
+  /// timeout only guards against a test that would otherwise hang (the code under test never
+  /// sleeps); when it runs out, the running test gets an issue at the caller's line that says
+  /// so.
+  ///
+  /// Advance the clock only after this returned `true`: a sleeper that registers after an
+  /// advance counts its time from the new instant and misses that advance. Where sleepers come
+  /// and go (a stream's next chunk, a timeout re-armed for each wait), name the one to wait for
+  /// by when it is due (`dueWithin`) rather than by how many sleep: a count can be reached by a
+  /// sleeper that is about to leave.
   /// - Parameters:
   ///   - count: How many sleepers to wait for.
-  ///   - timeout: The longest to wait, in real time.
-  /// - Returns: `true` when they are there.
+  ///   - dueWithin: Count only the sleepers that wake within this time from now; `nil` (the
+  ///     default) counts them all.
+  ///   - timeout: The longest to wait, in real time: 60 seconds by default.
+  ///   - fileID: The caller's file, for the issue recorded when the timeout runs out.
+  ///   - filePath: The caller's file path, likewise.
+  ///   - line: The caller's line, likewise.
+  ///   - column: The caller's column, likewise.
+  /// - Returns: `true` when they are there; `false` when the timeout ran out or the waiting
+  ///   task was cancelled first.
   @discardableResult
-  public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(5)) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while sleeperCount < count {
-      guard ContinuousClock.now < deadline else { return false }
-      try? await Task.sleep(for: .milliseconds(1))
+  public func waitForSleepers(
+    _ count: Int = 1, dueWithin: Duration? = nil, timeout: Duration = .seconds(60),
+    fileID: String = #fileID,
+    filePath: String = #filePath, line: Int = #line, column: Int = #column
+  ) async -> Bool {
+    let id = UUID()
+    let arrived = await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let ready = state.withLock { state -> Bool? in
+          if Task.isCancelled { return false }
+          if state.sleeperCount(dueWithin: dueWithin) >= count { return true }
+          state.waiters.append(
+            Waiter(id: id, count: count, dueWithin: dueWithin, continuation: continuation))
+          return nil
+        }
+        if let ready {
+          continuation.resume(returning: ready)
+          return
+        }
+        // A Dispatch timer, not a task: it fires even while every thread of the cooperative pool
+        // is busy.
+        let nanoseconds = Int(min(max(0, timeout / .nanoseconds(1)), 1e15))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+          [weak self] in
+          self?.endWait(id)
+        }
+      }
+    } onCancel: {
+      endWait(id)
     }
-    return true
+    if !arrived && !Task.isCancelled {
+      let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+      site.recordIssue(
+        "TestClock.waitForSleepers(\(count)) gave up after \(timeout) of real time with "
+          + "\(sleeperCount) sleeper(s): the code under test never slept on this clock (or hangs)."
+      )
+    }
+    return arrived
+  }
+
+  /// End a wait for sleepers that is still waiting, with `false`.
+  private func endWait(_ id: UUID) {
+    let waiter = state.withLock { state -> Waiter? in
+      guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+      return state.waiters.remove(at: index)
+    }
+    waiter?.continuation.resume(returning: false)
   }
 }

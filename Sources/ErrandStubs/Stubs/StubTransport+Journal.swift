@@ -11,11 +11,14 @@ extension StubTransport {
 
   /// The next request not yet handed out by this method, waiting for it to arrive if need be
   /// (OkHttp MockWebServer's `takeRequest`).
-  /// - Parameter timeout: The longest to wait, in real time.
+  ///
+  /// Returns as soon as the request arrives; the timeout only guards against a test that would
+  /// otherwise hang.
+  /// - Parameter timeout: The longest to wait, in real time: 60 seconds by default.
   /// - Returns: The request.
   /// - Throws: ``StubTimeout`` when no request arrives in time, `CancellationError` when the task
   ///   is cancelled.
-  public func nextRequest(timeout: Duration = .seconds(10)) async throws -> HTTPRequest {
+  public func nextRequest(timeout: Duration = .seconds(60)) async throws -> HTTPRequest {
     if taken < requests.count {
       taken += 1
       return requests[taken - 1]

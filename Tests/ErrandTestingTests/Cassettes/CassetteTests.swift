@@ -21,7 +21,7 @@ struct BodyCase: Sendable, CustomTestStringConvertible {
   var testDescription: String { label }
 }
 
-@Suite struct CassetteTests {
+@Suite(.timeLimit(.minutes(2))) struct CassetteTests {
   static let bodies: [BodyCase] = [
     BodyCase(
       label: "compact JSON", body: Data(#"{"name":"Rex","tags":["good",1.50]}"#.utf8),
@@ -224,7 +224,7 @@ struct BodyCase: Sendable, CustomTestStringConvertible {
   }
 }
 
-@Suite struct CassetteMatchingTests {
+@Suite(.timeLimit(.minutes(2))) struct CassetteMatchingTests {
   /// A cassette holding one GET of `/dogs?a=1&b=2` with a header and a JSON body.
   private func recorded() async throws -> URL {
     let file = temporaryCassette()
@@ -325,7 +325,7 @@ struct BodyCase: Sendable, CustomTestStringConvertible {
   }
 }
 
-@Suite struct BadCassetteTests {
+@Suite(.timeLimit(.minutes(2))) struct BadCassetteTests {
   private func write(_ text: String) throws -> URL {
     let file = temporaryCassette()
     try FileManager.default.createDirectory(

@@ -4,14 +4,14 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct StubTimingTests {
+@Suite(.timeLimit(.minutes(2))) struct StubTimingTests {
   @Test func thirtySecondDelayTakesNoWallTimeWithTheTestClock() async throws {
     let clock = TestClock()
     let stub = StubTransport(clock: clock)
     await stub.on(.get, "/v1/slow", StubResponse.json(Dog(name: "Rex")).delayed(by: .seconds(30)))
     let client = client(stub)
     let call = Task { try await client.send(Endpoint<Dog>(path: "slow", timeout: .seconds(60))) }
-    #expect(await clock.waitForSleepers())
+    try #require(await clock.waitForSleepers())
     await clock.advance(by: .seconds(29))
     #expect(clock.sleeperCount == 1)
     await clock.advance(by: .seconds(1))
@@ -35,7 +35,7 @@ import Testing
     let stub = StubTransport(clock: clock)
     await stub.on(.get, "/v1/slow", StubResponse.status(200).delayed(by: .seconds(30)))
     let call = Task { try await stub.send(request(.get, "/v1/slow")) }
-    #expect(await clock.waitForSleepers())
+    try #require(await clock.waitForSleepers())
     call.cancel()
     await #expect(throws: CancellationError.self) { _ = try await call.value }
     #expect(clock.sleeperCount == 0)
@@ -58,7 +58,7 @@ import Testing
       baseURL: base, transport: StubTransport { _ in .hang },
       configuration: APIClient.Configuration(clock: clock))
     let call = Task { try await client.send(Endpoint<Void>(path: "never", timeout: .seconds(50))) }
-    #expect(await clock.waitForSleepers())
+    try #require(await clock.waitForSleepers())
     await clock.advance(by: .seconds(50))
     let error = await #expect(throws: APIError.self) { try await call.value }
     #expect(error?.kind == .timedOut)

@@ -21,7 +21,7 @@ enum DogsContract {
     ])
 }
 
-@Suite struct ContractTests {
+@Suite(.timeLimit(.minutes(2))) struct ContractTests {
   @Test(arguments: DogsContract.contract.cases)
   func theContractsOwnStubHonoursEveryCase(_ row: ContractCase) async throws {
     try await row.verify(
@@ -93,7 +93,7 @@ enum DogsContract {
 }
 
 /// README's three-case contract, used both ways.
-@Suite struct ReadmeContractExampleTests {
+@Suite(.timeLimit(.minutes(2))) struct ReadmeContractExampleTests {
   static let base = URL(string: "https://api.example.com/v1")!
   static let dogsAPI = Contract(
     "Dogs API",
@@ -118,7 +118,7 @@ enum DogsContract {
   }
 }
 
-@Suite struct TransportConformanceTests {
+@Suite(.timeLimit(.minutes(2))) struct TransportConformanceTests {
   @Test(arguments: TransportConformance.checks + TransportConformance.streamingChecks)
   func theHTTPBinStubConforms(_ check: TransportConformance.Check) async throws {
     try await check.run(StubTransport.httpbin(), httpbin: URL(string: "http://httpbin.test")!)

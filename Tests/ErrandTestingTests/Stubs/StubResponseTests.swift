@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct StubResponseTests {
+@Suite(.timeLimit(.minutes(2))) struct StubResponseTests {
   @Test func sequenceAnswersInTurnThenRepeatsTheLast() async throws {
     let stub = StubTransport()
     await stub.on(
@@ -113,7 +113,7 @@ import Testing
       baseURL: base, transport: stub,
       configuration: APIClient.Configuration(timeout: .seconds(30), clock: clock))
     let call = Task { try await client.send(Endpoint<Data>(path: "x", decoding: .data)) }
-    #expect(await clock.waitForSleepers(1))
+    try #require(await clock.waitForSleepers(1))
     await clock.advance(by: .seconds(30))
     let error = await #expect(throws: APIError.self) { try await call.value }
     #expect(error?.kind == .timedOut)
@@ -131,7 +131,7 @@ import Testing
       return pieces
     }
     for _ in 0..<2 {
-      #expect(await clock.waitForSleepers(1))
+      try #require(await clock.waitForSleepers(1))
       await clock.advance(by: .seconds(1))
     }
     #expect(try await reader.value == ["abc", "def", "g"])

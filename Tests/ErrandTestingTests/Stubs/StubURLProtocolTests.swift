@@ -8,7 +8,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite struct StubURLProtocolTests {
+@Suite(.timeLimit(.minutes(2))) struct StubURLProtocolTests {
   @Test func answersAppURLSessionCodeFromTheStub() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))

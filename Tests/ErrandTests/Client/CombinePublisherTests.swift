@@ -7,7 +7,7 @@
   import Testing
 
   /// `APIClient.publisher(for:)`, on platforms with Combine.
-  @Suite struct CombinePublisherTests {
+  @Suite(.timeLimit(.minutes(2))) struct CombinePublisherTests {
     /// Says when a request starts and when its task is cancelled; never answers by itself.
     struct WaitingTransport: Transport {
       let started: AsyncStream<Void>.Continuation

@@ -5,7 +5,7 @@ import Testing
 
 /// Timeouts run on the client's clock: a test clock fires a 60-second or one-hour timeout the
 /// moment the test advances it, with no wall time spent.
-@Suite struct DeadlineTests {
+@Suite(.timeLimit(.minutes(2))) struct DeadlineTests {
   /// Where the timeout is set.
   enum Source: String, CaseIterable {
     case endpoint, client
@@ -24,7 +24,7 @@ import Testing
       timeout: source == .client ? timeout : .seconds(86_400), clock: clock)
     let endpoint = Endpoint<Void>(path: "never", timeout: source == .endpoint ? timeout : nil)
     let call = Task { try await client.send(endpoint) }
-    #expect(await clock.waitForSleepers())
+    try #require(await clock.waitForSleepers())
 
     await clock.advance(by: timeout - .nanoseconds(1))
     #expect(clock.sleeperCount == 1, "the deadline fired early")
@@ -43,7 +43,7 @@ import Testing
       baseURL: base, transport: stub,
       configuration: APIClient.Configuration(timeout: .seconds(60), clock: clock))
     let call = Task { try await client.send(Endpoint<[Dog]>(path: "dogs")) }
-    #expect(await clock.waitForSleepers(2))
+    try #require(await clock.waitForSleepers(2))
     await clock.advance(by: .seconds(59))
     #expect(try await call.value == [Dog(name: "Rex")])
   }
@@ -60,9 +60,9 @@ import Testing
       baseURL: base, transport: stub,
       configuration: APIClient.Configuration(timeout: .seconds(60), clock: clock))
     let call = Task { try await client.send(Endpoint<[Dog]>(path: "dogs")) }
-    #expect(await clock.waitForSleepers(2))
+    try #require(await clock.waitForSleepers(2))
     await clock.advance(by: .seconds(40))
-    #expect(await clock.waitForSleepers(2))
+    try #require(await clock.waitForSleepers(2))
     await clock.advance(by: .seconds(20) - .nanoseconds(1))
     #expect(clock.sleeperCount == 2, "the deadline fired early")
     await clock.advance(by: .nanoseconds(1))
@@ -86,7 +86,7 @@ import Testing
       baseURL: base, transport: stub,
       configuration: APIClient.Configuration(timeout: nil, clock: clock))
     let call = Task { try await client.send(Endpoint<[Dog]>(path: "dogs")) }
-    #expect(await clock.waitForSleepers())
+    try #require(await clock.waitForSleepers())
     #expect(clock.sleeperCount == 1, "only the stub's delay sleeps; no deadline is registered")
     await clock.advance(by: .seconds(7200))
     #expect(try await call.value == [Dog(name: "Rex")])

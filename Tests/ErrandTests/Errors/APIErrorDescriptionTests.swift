@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct APIErrorDescriptionTests {
+@Suite(.timeLimit(.minutes(2))) struct APIErrorDescriptionTests {
   static let dogsURL = url("https://api.example.com/v1/dogs")
 
   @Test(arguments: [
@@ -120,7 +120,7 @@ import Testing
   }
 }
 
-@Suite struct URLRedactionTests {
+@Suite(.timeLimit(.minutes(2))) struct URLRedactionTests {
   @Test(arguments: [
     (
       "https://ann:s3cret@api.example.com/v1/dogs",

@@ -18,7 +18,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
   var testDescription: String { label }
 }
 
-@Suite struct RetryTests {
+@Suite(.timeLimit(.minutes(2))) struct RetryTests {
   static let cases: [RetryCase] = [
     RetryCase(
       label: "200 is not retried", answers: [.status(200)], attempts: 1, outcome: "ok 200",
@@ -93,11 +93,13 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
   private func client(
     _ stub: StubTransport, policy: RetryPolicy, clock: any Clock<Duration>, now: Date = Date()
   ) -> APIClient {
+    // No timeout: the waits here run on a clock of their own, and the call's deadline (see
+    // `retriesEndAtTheCallsDeadline`) would cut them short.
     APIClient(
       baseURL: url("https://api.example.com"), transport: stub,
-      configuration: APIClient.Configuration(middleware: [
-        RetryMiddleware(policy: policy, clock: clock, now: { now })
-      ]))
+      configuration: APIClient.Configuration(
+        timeout: nil,
+        middleware: [RetryMiddleware(policy: policy, clock: clock, now: { now })]))
   }
 
   @Test(arguments: cases)
@@ -171,6 +173,68 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
     #expect(clock.now == TestClock.Instant(offset: waited))
   }
 
+  /// A client whose retries and deadline run on one clock that takes no wall time.
+  private func deadlineClient(_ stub: StubTransport, clock: ImmediateClock) -> APIClient {
+    let policy = RetryPolicy(maxAttempts: 3, baseDelay: .seconds(4), jitter: .none)
+    return APIClient(
+      baseURL: url("https://api.example.com"), transport: stub,
+      configuration: APIClient.Configuration(
+        middleware: [RetryMiddleware(policy: policy, clock: clock)], clock: clock))
+  }
+
+  /// The call's timeout is a deadline for the whole call: a retry whose wait would end at or past
+  /// it is not made.
+  @Test(arguments: [
+    // timeout, attempts made, final status, time waited
+    (Duration.seconds(1), 1, 503, Duration.zero),
+    (.seconds(6), 2, 503, .seconds(4)),
+    (.seconds(8), 2, 503, .seconds(4)),
+    (.seconds(9), 3, 200, .seconds(8)),
+  ])
+  func retriesEndAtTheCallsDeadline(
+    timeout: Duration, attempts: Int, status: Int, waited: Duration
+  ) async throws {
+    let stub = StubTransport()
+    let busy = StubResponse.status(503, headers: ["Retry-After": "4"])
+    await stub.on(.any, .sequence([busy, busy, .status(200)]))
+    let clock = ImmediateClock()
+    let endpoint = Endpoint<Data>(
+      path: "dogs", timeout: timeout, decoding: .data, acceptableStatusCodes: 200..<600)
+    let response = try await deadlineClient(stub, clock: clock).response(for: endpoint).response
+    #expect(response.status == status)
+    #expect(response.attempts == attempts)
+    #expect(response.retryPastDeadline == (status == 503 ? .seconds(4) : nil))
+    #expect(await stub.requests.count == attempts)
+    #expect(clock.now == TestClock.Instant(offset: waited))
+  }
+
+  /// The error says why the call stopped before its attempts ran out.
+  @Test(arguments: [
+    (
+      StubResponse.status(503, headers: ["Retry-After": "4"]),
+      "The server answered GET https://api.example.com/dogs with HTTP 503 Service Unavailable "
+        + "(no further attempt: the retry's wait of 4 s would end after the call's deadline)."
+    ),
+    (
+      StubResponse.error(URLError(.networkConnectionLost)),
+      "The request failed for GET https://api.example.com/dogs "
+        + "(no further attempt: the retry's wait of 4 s would end after the call's deadline): "
+    ),
+  ])
+  func aRetryTheDeadlineRulesOutIsNamedInTheError(answer: StubResponse, message: String)
+    async throws
+  {
+    let stub = StubTransport { _ in answer }
+    let clock = ImmediateClock()
+    let error = await #expect(throws: APIError.self) {
+      try await deadlineClient(stub, clock: clock).send(
+        Endpoint<Void>(path: "dogs", timeout: .seconds(3)))
+    }
+    #expect(error?.localizedDescription.hasPrefix(message) == true, "\(String(describing: error))")
+    #expect(await stub.requests.count == 1)
+    #expect(clock.now == TestClock.Instant(offset: .zero))
+  }
+
   @Test func cancellationDuringBackoffReturnsCancelledWithoutWaiting() async throws {
     let stub = StubTransport { _ in .status(503) }
     let clock = TestClock()
@@ -178,7 +242,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
       stub, policy: RetryPolicy(maxAttempts: 5, baseDelay: .seconds(3600), jitter: .none),
       clock: clock)
     let call = Task { try await client.send(Endpoint<Void>(path: "dogs")) }
-    #expect(await clock.waitForSleepers())
+    try #require(await clock.waitForSleepers())
     call.cancel()
     let error = await #expect(throws: APIError.self) { try await call.value }
     #expect(error?.kind == .cancelled)

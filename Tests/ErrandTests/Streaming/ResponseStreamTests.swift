@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `APIClient.stream` through a stub: the same pipeline as `send`, the body as it arrives.
-@Suite struct ResponseStreamTests {
+@Suite(.timeLimit(.minutes(2))) struct ResponseStreamTests {
   static let endpoint = Endpoint<Data>(path: "events", decoding: .data)
 
   @Test func chunksArriveInOrderAfterTheHead() async throws {
@@ -119,7 +119,9 @@ import Testing
       return received
     }
     for _ in 1..<5 {
-      #expect(await clock.waitForSleepers(2))
+      // The stub's wait for the next chunk; the reader's 60-second timeout is re-armed for
+      // each chunk, so a count of sleepers could include one that is about to leave.
+      try #require(await clock.waitForSleepers(1, dueWithin: .seconds(30)))
       await clock.advance(by: .seconds(30))
     }
     #expect(try await healthy.value == 5)
@@ -136,7 +138,8 @@ import Testing
       }
       return (received, nil)
     }
-    #expect(await clock.waitForSleepers(2))
+    // The reader's timeout for the second chunk (the stub's own wait is 61 seconds).
+    try #require(await clock.waitForSleepers(1, dueWithin: .seconds(60)))
     await clock.advance(by: .seconds(59))
     await clock.advance(by: .seconds(1))
     let (received, kind) = await stalled.value

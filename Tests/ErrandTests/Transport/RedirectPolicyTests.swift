@@ -8,7 +8,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite struct RedirectPolicyTests {
+@Suite(.timeLimit(.minutes(2))) struct RedirectPolicyTests {
   private func proposed(_ target: String) -> URLRequest {
     var request = URLRequest(url: url(target))
     for (name, value) in [
@@ -73,8 +73,9 @@ import Testing
     #expect(next == nil)
     // The task then completes without an error of its own; the exchange ends with the refusal.
     let refused = try await #require(throws: InsecureRedirectError.self) {
-      try await withCheckedThrowingContinuation { exchange in
-        delegate.register(task, continuation: exchange)
+      try await withCheckedThrowingContinuation {
+        (exchange: CheckedContinuation<HTTPResponse, any Error>) in
+        delegate.register(task, waiting: Waiting(exchange))
         delegate.urlSession(session, task: task, didCompleteWithError: nil)
       }
     }

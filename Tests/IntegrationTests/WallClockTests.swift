@@ -1,0 +1,160 @@
+import Errand
+import ErrandTesting
+import Foundation
+import LoopbackServer
+import TestSupport
+import Testing
+
+/// Every wall-clock bound of the test suite: a deadline ends its call on time through each
+/// transport, while another exchange keeps URLSession busy, and fires while CPU-bound tasks hold
+/// every thread of the cooperative pool. Everything else in the suite waits for events or runs on
+/// a `TestClock`.
+///
+/// Two bounds. A deadline *fires* (the transfer ends, which the server sees on a thread of its
+/// own) within ``slack`` of its time, whatever else runs: that needs no cooperative thread. The
+/// call *returns* within ``deliverySlack``: handing the error back needs a free cooperative thread,
+/// and while the rest of the suite starts up beside this one (all of it in its first few
+/// seconds), a 2-core machine's two threads are busy. Serialized, so that these tests do not load
+/// each other. Measured figures: `Benchmarks/README.md`, "Deadlines under load".
+@Suite(.timeLimit(.minutes(2)), .serialized) struct WallClockTests {
+  /// How late a deadline may fire.
+  static let slack = Duration.milliseconds(500)
+  /// How late a call may return after its deadline, on a machine busy with the rest of the suite.
+  static let deliverySlack = Duration.seconds(1)
+
+  /// How long `call` took and what it threw.
+  static func timedFailure(_ call: () async throws -> Void) async -> (Duration, APIError?) {
+    let start = ContinuousClock.now
+    let error = await #expect(throws: APIError.self) { try await call() }
+    return (ContinuousClock.now - start, error)
+  }
+
+  enum Stall: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case beforeTheHead, midBody
+
+    var testDescription: String { rawValue }
+
+    /// A server that stalls for a minute at this point.
+    func server() throws -> LoopbackServer {
+      switch self {
+      case .beforeTheHead:
+        try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(60)) }
+      case .midBody:
+        try LoopbackServer { _ in
+          ScriptedResponse(body: patternBytes(1_000), delayMidBody: .seconds(60))
+        }
+      }
+    }
+  }
+
+  @Test(arguments: Stall.allCases, TransportKind.allCases)
+  func aDeadlineEndsItsCallOnTime(_ stall: Stall, _ transport: TransportKind) async throws {
+    let server = try stall.server()
+    defer { server.stop() }
+    let client = transport.client(server.baseURL)
+    let limit = Duration.seconds(1)
+    let start = ContinuousClock.now
+    let (elapsed, error) = await Self.timedFailure {
+      _ = try await client.send(Endpoint<Data>(path: "slow", timeout: limit, decoding: .data))
+    }
+    #expect(error?.kind == .timedOut, "\(String(describing: error))")
+    #expect(elapsed >= limit)
+    #expect(elapsed < limit + Self.deliverySlack, "returned after \(elapsed)")
+    #expect(await server.waitForEarlyDisconnect())
+    let fired = try #require(server.earlyDisconnectTimes.first) - start
+    #expect(fired < limit + Self.slack, "the client left after \(fired)")
+    print(
+      "wall clock: a 1 s deadline (\(stall), \(transport)) fired after \(fired), "
+        + "returned after \(elapsed)")
+  }
+
+  /// A head of many short header lines (within libcurl's limit of 300 KB for a head), which
+  /// URLSession on Linux takes seconds to read: it handles each line on its internal queue, which
+  /// every session in the process shares, in time that grows with the square of their number.
+  static let hugeHead =
+    "HTTP/1.1 200 OK\r\n"
+    + String(repeating: "X-F: v\r\n", count: 15_000)
+    + "Content-Length: 2\r\nConnection: close\r\n\r\nok"
+
+  /// Exchange H reads a huge head under a 0.5-second deadline; then exchange V, on the same
+  /// transport or another one, asks a server that never answers, with a 0.3-second deadline.
+  /// Both must end on time although URLSession's internal queue is still busy with H's head:
+  /// creating V's task waits for that queue, and V's deadline must not.
+  @Test(arguments: TransportKind.allCases, [false, true])
+  func aDeadlineHoldsWhileAnotherExchangeReadsAHugeHead(
+    _ transport: TransportKind, sharesTheTransport: Bool
+  ) async throws {
+    let huge = try LoopbackServer { _ in .raw(Self.hugeHead) }
+    let silent = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(60)) }
+    defer {
+      huge.stop()
+      silent.stop()
+    }
+    let first = transport.make()
+    let h = APIClient(baseURL: huge.baseURL, transport: first)
+    let v = APIClient(
+      baseURL: silent.baseURL, transport: sharesTheTransport ? first : transport.make())
+    let hLimit = Duration.milliseconds(500)
+    let hStart = ContinuousClock.now
+    let hOutcome: String
+    do {
+      _ = try await h.send(Endpoint<Data>(path: "h", timeout: hLimit, decoding: .data))
+      hOutcome = "answered"
+    } catch let error as APIError {
+      hOutcome = "\(error.kind)"
+    }
+    let hElapsed = ContinuousClock.now - hStart
+    #expect(hElapsed < hLimit + Self.deliverySlack, "H took \(hElapsed)")
+    let limit = Duration.milliseconds(300)
+    let (elapsed, error) = await Self.timedFailure {
+      _ = try await v.send(Endpoint<Data>(path: "v", timeout: limit, decoding: .data))
+    }
+    #expect(error?.kind == .timedOut, "\(String(describing: error))")
+    #expect(elapsed < limit + Self.deliverySlack, "V took \(elapsed)")
+    // URLSession goes on reading H's head after H ended: wait until its queue is free again, so
+    // that the suites beside this one do not wait for it.
+    let quick = try LoopbackServer { _ in .text("free") }
+    defer { quick.stop() }
+    let probe = APIClient(baseURL: quick.baseURL, transport: transport.make())
+    #expect(try await probe.send(Endpoint<String>(path: "probe")) == "free")
+    print(
+      "wall clock: H (\(transport)) \(hOutcome) after \(hElapsed); then V (\(sharesTheTransport ? "same" : "another") "
+        + "transport) ended after \(elapsed)")
+  }
+
+  /// More CPU-bound tasks than the cooperative pool has threads, none of which yields until the
+  /// server has seen the client leave: the deadline must still fire (the transfer ends, which the
+  /// server sees on a thread of its own). Delivering the error to the caller needs a free thread,
+  /// so it comes once the tasks stop.
+  @Test(arguments: TransportKind.allCases)
+  func aDeadlineFiresWhileCPUBoundTasksHoldEveryThread(_ transport: TransportKind) async throws {
+    let server = try LoopbackServer { _ in ScriptedResponse(delayBeforeHeaders: .seconds(60)) }
+    defer { server.stop() }
+    let client = transport.client(server.baseURL)
+    let limit = Duration.milliseconds(500)
+    let call = Task {
+      try await client.send(Endpoint<Data>(path: "slow", timeout: limit, decoding: .data))
+    }
+    #expect(await server.waitForRequests(1))
+    // The deadline started before the request reached the server, so it is due by `limit` after
+    // this instant.
+    let arrived = ContinuousClock.now
+    let hogs = (0..<8).map { _ in
+      Task.detached {
+        // Spins without a suspension point; gives up after 20 seconds should the deadline never
+        // fire, so that the rest of the suite can go on.
+        while server.earlyDisconnects == 0, ContinuousClock.now - arrived < .seconds(20) {}
+      }
+    }
+    for hog in hogs {
+      await hog.value
+    }
+    let error = await #expect(throws: APIError.self) { try await call.value }
+    #expect(error?.kind == .timedOut, "\(String(describing: error))")
+    let left = try #require(server.earlyDisconnectTimes.first)
+    #expect(left - arrived < limit + Self.slack, "the client left \(left - arrived) after")
+    print(
+      "wall clock: a 0.5 s deadline (\(transport)) beside 8 CPU-bound tasks: the client left "
+        + "\(left - arrived) after the request arrived")
+  }
+}

@@ -131,7 +131,9 @@ import Testing
     // About a third of the requests are valid: both kinds are well represented.
     #expect(accepted > iterations / 5)
     #expect(refused > iterations / 5)
-    print("fuzz seed \(seed): \(accepted) accepted, \(refused) refused as invalid")
+    print(
+      "fuzz seed \(seed): \(iterations) requests, \(accepted) accepted, \(refused) refused as invalid"
+    )
   }
 
   @Test(arguments: [UInt64(7), 8])

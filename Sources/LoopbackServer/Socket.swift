@@ -92,9 +92,15 @@ enum Socket {
   }
 
   /// Read up to `count` bytes; empty at end of stream or on error.
+  ///
+  /// A signal that interrupts the call (a child process ending, say) is not the end of the
+  /// stream: the call is made again.
   static func receive(_ fd: Int32, count: Int = 64 * 1024) -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: count)
-    let received = recv(fd, &buffer, count, 0)
+    var received = recv(fd, &buffer, count, 0)
+    while received < 0 && errno == EINTR {
+      received = recv(fd, &buffer, count, 0)
+    }
     return received > 0 ? Array(buffer[0..<received]) : []
   }
 

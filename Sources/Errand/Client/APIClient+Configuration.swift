@@ -10,8 +10,12 @@ extension APIClient {
     public var encoder: JSONEncoder
     /// The decoder for JSON responses whose endpoint has none of its own.
     public var decoder: JSONDecoder
-    /// The longest an exchange may take when its endpoint sets no timeout; `nil` leaves it to
-    /// the transport.
+    /// The longest a call may take when its endpoint sets no timeout; `nil` leaves it to the
+    /// transport.
+    ///
+    /// A deadline for the whole call, counted from when it starts: every exchange, retries and
+    /// their waits included. ``RetryMiddleware`` does not start an attempt that could not start
+    /// before it, and the error says so. It ends the call on time whatever other calls are doing.
     ///
     /// With `nil`, Errand sets no deadline at all: a server that sends a byte now and then keeps a
     /// call open for ever. `URLSessionTransport` still gives up when no byte arrives for the
@@ -59,7 +63,8 @@ extension APIClient {
     ///   - headers: Headers added to every request.
     ///   - encoder: The encoder for JSON bodies; `nil` for Errand's default (sorted keys).
     ///   - decoder: The decoder for JSON responses.
-    ///   - timeout: The longest an exchange may take unless its endpoint says otherwise.
+    ///   - timeout: The longest a call may take, retries included, unless its endpoint says
+    ///     otherwise.
     ///   - acceptableStatusCodes: The status codes that count as success.
     ///   - userAgent: The `User-Agent` header value, or `nil` to send none.
     ///   - middleware: Middleware every request goes through, outermost first.

@@ -30,7 +30,8 @@ public struct Endpoint<Value>: Sendable {
   public var body: RequestBody?
   /// Whether the request must carry credentials (authentication middleware reads this).
   public var requiresAuthentication: Bool
-  /// The longest the whole exchange may take, or `nil` for the client's default.
+  /// The longest the whole call may take, retries and their waits included, or `nil` for the
+  /// client's default (``APIClient/Configuration/timeout``).
   public var timeout: Duration?
   /// How to turn the response into the value.
   public var decoding: ResponseDecoding<Value>

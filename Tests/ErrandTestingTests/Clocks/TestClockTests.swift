@@ -24,4 +24,44 @@ import Testing
     await #expect(throws: CancellationError.self) { try await late.value }
     #expect(clock.sleeperCount == 0)
   }
+
+  @Test func waitingForSleepersEndsWhenTheLastOneRegisters() async throws {
+    let clock = TestClock()
+    let waiter = Task { await clock.waitForSleepers(2) }
+    let first = Task { try await clock.sleep(for: .seconds(1)) }
+    let second = Task { try await clock.sleep(for: .seconds(2)) }
+    #expect(await waiter.value)
+    #expect(clock.sleeperCount == 2)
+    await clock.advance(by: .seconds(2))
+    try await first.value
+    try await second.value
+  }
+
+  /// A sleeper due later than the window does not count; one that the clock brings within it
+  /// does.
+  @Test func dueWithinCountsOnlyTheSleepersThatWakeInTime() async throws {
+    let clock = TestClock()
+    let late = Task { try await clock.sleep(for: .seconds(60)) }
+    try #require(await clock.waitForSleepers(1))
+    await withKnownIssue("no sleeper is due within 30 s") {
+      #expect(
+        await clock.waitForSleepers(1, dueWithin: .seconds(30), timeout: .milliseconds(20)) == false
+      )
+    }
+    let waiter = Task { await clock.waitForSleepers(1, dueWithin: .seconds(30)) }
+    await clock.advance(by: .seconds(30))
+    #expect(await waiter.value)
+    late.cancel()
+    await #expect(throws: CancellationError.self) { try await late.value }
+  }
+
+  @Test func aWaitThatRunsOutRecordsAnIssueAndACancelledOneDoesNot() async {
+    let clock = TestClock()
+    await withKnownIssue("nothing ever sleeps on this clock") {
+      #expect(await clock.waitForSleepers(timeout: .milliseconds(20)) == false)
+    }
+    let cancelled = Task { await clock.waitForSleepers() }
+    cancelled.cancel()
+    #expect(await cancelled.value == false)
+  }
 }

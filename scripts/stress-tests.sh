@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 runs="${1:?usage: scripts/stress-tests.sh N [build flags...]}"
 shift
 swift build --build-tests "$@" >/dev/null || exit 1
+# This run's logs only: .build/stress/run-N.log, and failed-run-N.log for each run that failed.
+rm -rf .build/stress
 mkdir -p .build/stress
 passed=0
 failed=0

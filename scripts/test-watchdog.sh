@@ -12,7 +12,8 @@ log="$2"
 shift 2
 here="$(cd "$(dirname "$0")" && pwd)"
 
-"$@" > >(tee "$log") 2>&1 &
+# Line-buffered, so that the log holds every line up to the moment the limit passes.
+stdbuf -oL -eL "$@" > >(tee "$log") 2>&1 &
 command_pid=$!
 started=$SECONDS
 while kill -0 "$command_pid" 2>/dev/null; do

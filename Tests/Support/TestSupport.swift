@@ -128,3 +128,33 @@ package enum TestSize {
     isFull ? full : small
   }
 }
+
+extension Task where Failure == any Error {
+  /// The task's value, cancelling the task if the waiting one is cancelled first, as Swift
+  /// Testing cancels a test that runs past its time limit: a test that would wait for ever on a
+  /// task (say one sleeping on a `TestClock` that is never advanced) ends as a failure instead of
+  /// stalling the whole run.
+  package var cancellableValue: Success {
+    get async throws {
+      try await withTaskCancellationHandler {
+        try await value
+      } onCancel: {
+        cancel()
+      }
+    }
+  }
+}
+
+extension Task where Failure == Never {
+  /// The task's value, cancelling the task if the waiting one is cancelled first (see the
+  /// throwing variant).
+  package var cancellableValue: Success {
+    get async {
+      await withTaskCancellationHandler {
+        await value
+      } onCancel: {
+        cancel()
+      }
+    }
+  }
+}

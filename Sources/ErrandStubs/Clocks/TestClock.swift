@@ -49,11 +49,12 @@ public final class TestClock: Clock, @unchecked Sendable {
     var continuation: CheckedContinuation<Void, any Error>
   }
 
-  /// A task in ``waitForSleepers(_:dueWithin:timeout:fileID:filePath:line:column:)``.
+  /// A task waiting for sleepers (``waitForSleepers(_:timeout:fileID:filePath:line:column:)``,
+  /// ``waitForSleeper(dueIn:timeout:fileID:filePath:line:column:)``), resumed once `condition`
+  /// holds.
   private struct Waiter {
     var id: UUID
-    var count: Int
-    var dueWithin: Duration?
+    var condition: @Sendable (_ now: Instant, _ deadlines: [Instant]) -> Bool
     var continuation: CheckedContinuation<Bool, Never>
   }
 
@@ -62,16 +63,13 @@ public final class TestClock: Clock, @unchecked Sendable {
     var sleepers: [Sleeper] = []
     var waiters: [Waiter] = []
 
-    /// How many sleepers wake within `duration` from now (all of them for `nil`).
-    func sleeperCount(dueWithin duration: Duration?) -> Int {
-      guard let duration else { return sleepers.count }
-      let limit = now.advanced(by: duration)
-      return sleepers.count { $0.deadline <= limit }
+    func holds(_ waiter: Waiter) -> Bool {
+      waiter.condition(now, sleepers.map(\.deadline))
     }
 
-    /// Take out the waiters whose count of sleepers is reached.
+    /// Take out the waiters whose condition holds.
     mutating func satisfiedWaiters() -> [Waiter] {
-      let satisfied = waiters.filter { sleeperCount(dueWithin: $0.dueWithin) >= $0.count }
+      let satisfied = waiters.filter(holds)
       waiters.removeAll { waiter in satisfied.contains { $0.id == waiter.id } }
       return satisfied
     }
@@ -160,13 +158,11 @@ public final class TestClock: Clock, @unchecked Sendable {
   ///
   /// Advance the clock only after this returned `true`: a sleeper that registers after an
   /// advance counts its time from the new instant and misses that advance. Where sleepers come
-  /// and go (a stream's next chunk, a timeout re-armed for each wait), name the one to wait for
-  /// by when it is due (`dueWithin`) rather than by how many sleep: a count can be reached by a
-  /// sleeper that is about to leave.
+  /// and go (a stream's next chunk beside a timeout re-armed for each chunk), a count can be
+  /// reached by a sleeper about to leave: wait for the one you mean with
+  /// ``waitForSleeper(dueIn:timeout:fileID:filePath:line:column:)``.
   /// - Parameters:
   ///   - count: How many sleepers to wait for.
-  ///   - dueWithin: Count only the sleepers that wake within this time from now; `nil` (the
-  ///     default) counts them all.
   ///   - timeout: The longest to wait, in real time: 60 seconds by default.
   ///   - fileID: The caller's file, for the issue recorded when the timeout runs out.
   ///   - filePath: The caller's file path, likewise.
@@ -176,26 +172,69 @@ public final class TestClock: Clock, @unchecked Sendable {
   ///   task was cancelled first.
   @discardableResult
   public func waitForSleepers(
-    _ count: Int = 1, dueWithin: Duration? = nil, timeout: Duration = .seconds(60),
-    fileID: String = #fileID,
+    _ count: Int = 1, timeout: Duration = .seconds(60), fileID: String = #fileID,
     filePath: String = #filePath, line: Int = #line, column: Int = #column
+  ) async -> Bool {
+    await wait(
+      for: "\(count) sleeper(s)", timeout: timeout,
+      at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    ) { _, deadlines in deadlines.count >= count }
+  }
+
+  /// Wait until a task sleeps until exactly `duration` from now: the one sleeper a test means,
+  /// however many others come and go.
+  ///
+  /// ```swift
+  /// // A stream whose chunks come every 30 s, read with a 60 s timeout for each chunk: once the
+  /// // reader has re-armed its timeout (and so dropped the old one), wait for the stub's sleep.
+  /// try #require(await clock.waitForSleeper(dueIn: .seconds(60)))
+  /// try #require(await clock.waitForSleeper(dueIn: .seconds(30)))
+  /// await clock.advance(by: .seconds(30))
+  /// ```
+  ///
+  /// Returns as soon as that sleeper registers; the timeout only guards against a hang, as in
+  /// ``waitForSleepers(_:timeout:fileID:filePath:line:column:)``.
+  /// - Parameters:
+  ///   - duration: How far from now the sleeper wakes.
+  ///   - timeout: The longest to wait, in real time: 60 seconds by default.
+  ///   - fileID: The caller's file, for the issue recorded when the timeout runs out.
+  ///   - filePath: The caller's file path, likewise.
+  ///   - line: The caller's line, likewise.
+  ///   - column: The caller's column, likewise.
+  /// - Returns: `true` when it is there; `false` when the timeout ran out or the waiting task
+  ///   was cancelled first.
+  @discardableResult
+  public func waitForSleeper(
+    dueIn duration: Duration, timeout: Duration = .seconds(60), fileID: String = #fileID,
+    filePath: String = #filePath, line: Int = #line, column: Int = #column
+  ) async -> Bool {
+    await wait(
+      for: "a sleeper due in \(duration)", timeout: timeout,
+      at: CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
+    ) { now, deadlines in deadlines.contains(now.advanced(by: duration)) }
+  }
+
+  /// Wait until `condition` holds of the clock's time and its sleepers' deadlines: resumed by the
+  /// sleep or the advance that makes it hold, by a Dispatch timer at `timeout` (which fires even
+  /// while every cooperative thread is busy), or by cancellation.
+  private func wait(
+    for what: String, timeout: Duration, at site: CallSite,
+    until condition: @escaping @Sendable (_ now: Instant, _ deadlines: [Instant]) -> Bool
   ) async -> Bool {
     let id = UUID()
     let arrived = await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        let waiter = Waiter(id: id, condition: condition, continuation: continuation)
         let ready = state.withLock { state -> Bool? in
           if Task.isCancelled { return false }
-          if state.sleeperCount(dueWithin: dueWithin) >= count { return true }
-          state.waiters.append(
-            Waiter(id: id, count: count, dueWithin: dueWithin, continuation: continuation))
+          if state.holds(waiter) { return true }
+          state.waiters.append(waiter)
           return nil
         }
         if let ready {
           continuation.resume(returning: ready)
           return
         }
-        // A Dispatch timer, not a task: it fires even while every thread of the cooperative pool
-        // is busy.
         let nanoseconds = Int(min(max(0, timeout / .nanoseconds(1)), 1e15))
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
           [weak self] in
@@ -206,10 +245,9 @@ public final class TestClock: Clock, @unchecked Sendable {
       endWait(id)
     }
     if !arrived && !Task.isCancelled {
-      let site = CallSite(fileID: fileID, filePath: filePath, line: line, column: column)
       site.recordIssue(
-        "TestClock.waitForSleepers(\(count)) gave up after \(timeout) of real time with "
-          + "\(sleeperCount) sleeper(s): the code under test never slept on this clock (or hangs)."
+        "TestClock gave up waiting for \(what) after \(timeout) of real time, with "
+          + "\(sleeperCount) sleeper(s): the code under test never slept so on this clock (or hangs)."
       )
     }
     return arrived

@@ -15,7 +15,7 @@ import Testing
     await clock.advance(by: .seconds(29))
     #expect(clock.sleeperCount == 1)
     await clock.advance(by: .seconds(1))
-    #expect(try await call.value == Dog(name: "Rex"))
+    #expect(try await call.cancellableValue == Dog(name: "Rex"))
     #expect(clock.now == TestClock.Instant(offset: .seconds(30)))
   }
 
@@ -37,7 +37,7 @@ import Testing
     let call = Task { try await stub.send(request(.get, "/v1/slow")) }
     try #require(await clock.waitForSleepers())
     call.cancel()
-    await #expect(throws: CancellationError.self) { _ = try await call.value }
+    await #expect(throws: CancellationError.self) { _ = try await call.cancellableValue }
     #expect(clock.sleeperCount == 0)
   }
 
@@ -48,7 +48,7 @@ import Testing
     let call = Task { try await client.send(Endpoint<Void>(path: "never", timeout: .seconds(60))) }
     _ = try await stub.nextRequest()
     call.cancel()
-    let error = await #expect(throws: APIError.self) { try await call.value }
+    let error = await #expect(throws: APIError.self) { try await call.cancellableValue }
     #expect(error?.kind == .cancelled)
   }
 
@@ -60,7 +60,7 @@ import Testing
     let call = Task { try await client.send(Endpoint<Void>(path: "never", timeout: .seconds(50))) }
     try #require(await clock.waitForSleepers())
     await clock.advance(by: .seconds(50))
-    let error = await #expect(throws: APIError.self) { try await call.value }
+    let error = await #expect(throws: APIError.self) { try await call.cancellableValue }
     #expect(error?.kind == .timedOut)
   }
 }

@@ -1,4 +1,5 @@
 import ErrandTesting
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct TestClockTests {
@@ -8,7 +9,7 @@ import Testing
       withUnsafeCurrentTask { $0?.cancel() }
       try await clock.sleep(for: .seconds(1))
     }
-    await #expect(throws: CancellationError.self) { try await task.value }
+    await #expect(throws: CancellationError.self) { try await task.cancellableValue }
     #expect(clock.sleeperCount == 0)
   }
 
@@ -18,10 +19,10 @@ import Testing
     let late = Task { try await clock.sleep(for: .seconds(10)) }
     try #require(await clock.waitForSleepers(2))
     await clock.advance(by: .seconds(1))
-    try await early.value
+    try await early.cancellableValue
     #expect(clock.sleeperCount == 1)
     late.cancel()
-    await #expect(throws: CancellationError.self) { try await late.value }
+    await #expect(throws: CancellationError.self) { try await late.cancellableValue }
     #expect(clock.sleeperCount == 0)
   }
 
@@ -30,29 +31,28 @@ import Testing
     let waiter = Task { await clock.waitForSleepers(2) }
     let first = Task { try await clock.sleep(for: .seconds(1)) }
     let second = Task { try await clock.sleep(for: .seconds(2)) }
-    #expect(await waiter.value)
+    #expect(await waiter.cancellableValue)
     #expect(clock.sleeperCount == 2)
     await clock.advance(by: .seconds(2))
-    try await first.value
-    try await second.value
+    try await first.cancellableValue
+    try await second.cancellableValue
   }
 
-  /// A sleeper due later than the window does not count; one that the clock brings within it
-  /// does.
-  @Test func dueWithinCountsOnlyTheSleepersThatWakeInTime() async throws {
+  /// Only a sleeper due exactly then counts, and an advance can bring one there.
+  @Test func waitingForASleeperDueInADurationIgnoresTheOthers() async throws {
     let clock = TestClock()
     let late = Task { try await clock.sleep(for: .seconds(60)) }
     try #require(await clock.waitForSleepers(1))
-    await withKnownIssue("no sleeper is due within 30 s") {
-      #expect(
-        await clock.waitForSleepers(1, dueWithin: .seconds(30), timeout: .milliseconds(20)) == false
-      )
+    await withKnownIssue("no sleeper is due in 30 s") {
+      #expect(await clock.waitForSleeper(dueIn: .seconds(30), timeout: .milliseconds(20)) == false)
     }
-    let waiter = Task { await clock.waitForSleepers(1, dueWithin: .seconds(30)) }
+    let soon = Task { try await clock.sleep(for: .seconds(30)) }
+    #expect(await clock.waitForSleeper(dueIn: .seconds(30)))
     await clock.advance(by: .seconds(30))
-    #expect(await waiter.value)
+    try await soon.cancellableValue
+    #expect(await clock.waitForSleeper(dueIn: .seconds(30)))
     late.cancel()
-    await #expect(throws: CancellationError.self) { try await late.value }
+    await #expect(throws: CancellationError.self) { try await late.cancellableValue }
   }
 
   @Test func aWaitThatRunsOutRecordsAnIssueAndACancelledOneDoesNot() async {
@@ -62,6 +62,6 @@ import Testing
     }
     let cancelled = Task { await clock.waitForSleepers() }
     cancelled.cancel()
-    #expect(await cancelled.value == false)
+    #expect(await cancelled.cancellableValue == false)
   }
 }

@@ -19,7 +19,7 @@ import Testing
     let slow = Task { try await client.send(Endpoint<Dog>(path: "slow")) }
     try #require(await clock.waitForSleepers())
     await clock.advance(by: .seconds(30))
-    #expect(try await slow.value == Dog(name: "Rex"))
+    #expect(try await slow.cancellableValue == Dog(name: "Rex"))
 
     let next: HTTPRequest = try await stub.nextRequest()
     #expect(next.url.path == "/v1/flaky")

@@ -115,7 +115,7 @@ import Testing
     let call = Task { try await client.send(Endpoint<Data>(path: "x", decoding: .data)) }
     try #require(await clock.waitForSleepers(1))
     await clock.advance(by: .seconds(30))
-    let error = await #expect(throws: APIError.self) { try await call.value }
+    let error = await #expect(throws: APIError.self) { try await call.cancellableValue }
     #expect(error?.kind == .timedOut)
   }
 
@@ -134,6 +134,6 @@ import Testing
       try #require(await clock.waitForSleepers(1))
       await clock.advance(by: .seconds(1))
     }
-    #expect(try await reader.value == ["abc", "def", "g"])
+    #expect(try await reader.cancellableValue == ["abc", "def", "g"])
   }
 }

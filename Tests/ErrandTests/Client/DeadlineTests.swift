@@ -30,7 +30,7 @@ import Testing
     #expect(clock.sleeperCount == 1, "the deadline fired early")
 
     await clock.advance(by: .nanoseconds(1))
-    let error = await #expect(throws: APIError.self) { try await call.value }
+    let error = await #expect(throws: APIError.self) { try await call.cancellableValue }
     #expect(error?.kind == .timedOut)
     #expect(clock.now == TestClock.Instant(offset: timeout))
   }
@@ -45,7 +45,7 @@ import Testing
     let call = Task { try await client.send(Endpoint<[Dog]>(path: "dogs")) }
     try #require(await clock.waitForSleepers(2))
     await clock.advance(by: .seconds(59))
-    #expect(try await call.value == [Dog(name: "Rex")])
+    #expect(try await call.cancellableValue == [Dog(name: "Rex")])
   }
 
   /// The timeout bounds the whole answer, not each wait in it: a 40-second delay, then a handler
@@ -72,7 +72,7 @@ import Testing
       call.cancel()
     }
     defer { watchdog.cancel() }
-    let error = await #expect(throws: APIError.self) { try await call.value }
+    let error = await #expect(throws: APIError.self) { try await call.cancellableValue }
     #expect(error?.kind == .timedOut, "\(String(describing: error))")
     #expect(clock.now == TestClock.Instant(offset: .seconds(60)))
   }
@@ -89,7 +89,7 @@ import Testing
     try #require(await clock.waitForSleepers())
     #expect(clock.sleeperCount == 1, "only the stub's delay sleeps; no deadline is registered")
     await clock.advance(by: .seconds(7200))
-    #expect(try await call.value == [Dog(name: "Rex")])
+    #expect(try await call.cancellableValue == [Dog(name: "Rex")])
   }
 
   /// A timeout of centuries on the continuous clock means "never", not a crash.

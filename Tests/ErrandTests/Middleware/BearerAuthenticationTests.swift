@@ -189,10 +189,10 @@ actor Tokens: TokenProvider {
       try await Task.sleep(for: .milliseconds(1))
     }
     cancelled.cancel()
-    let error = await #expect(throws: APIError.self) { try await cancelled.value }
+    let error = await #expect(throws: APIError.self) { try await cancelled.cancellableValue }
     #expect(error?.kind == .cancelled)
     await tokens.open()
-    #expect(try await patient.value == Dog(name: "Rex"))
+    #expect(try await patient.cancellableValue == Dog(name: "Rex"))
     #expect(await tokens.refreshes == 1)
   }
 }

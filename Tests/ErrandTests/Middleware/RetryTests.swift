@@ -244,7 +244,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
     let call = Task { try await client.send(Endpoint<Void>(path: "dogs")) }
     try #require(await clock.waitForSleepers())
     call.cancel()
-    let error = await #expect(throws: APIError.self) { try await call.value }
+    let error = await #expect(throws: APIError.self) { try await call.cancellableValue }
     #expect(error?.kind == .cancelled)
     #expect(clock.sleeperCount == 0)
     #expect(await stub.requests.count == 1)

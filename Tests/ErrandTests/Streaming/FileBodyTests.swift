@@ -51,7 +51,7 @@ import Testing
     }
     try #require(await clock.waitForSleepers(1))
     await clock.advance(by: .seconds(600))
-    _ = try await download.value
+    _ = try await download.cancellableValue
     #expect(try Data(contentsOf: destination) == Data("abcd".utf8))
     #expect(
       reports.withLock { $0 } == [

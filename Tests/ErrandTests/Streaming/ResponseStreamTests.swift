@@ -119,30 +119,40 @@ import Testing
       return received
     }
     for _ in 1..<5 {
-      // The stub's wait for the next chunk; the reader's 60-second timeout is re-armed for
-      // each chunk, so a count of sleepers could include one that is about to leave.
-      try #require(await clock.waitForSleepers(1, dueWithin: .seconds(30)))
+      // The reader's timeout for a later chunk, armed once it has taken the earlier ones (so
+      // their timeouts are gone and cannot be mistaken for the stub's), then the stub's wait. At
+      // the start the timeouts for the first and second chunks are due at the same instant, and
+      // either will do: the first advance is only 30 seconds.
+      try #require(await clock.waitForSleeper(dueIn: .seconds(60)))
+      try #require(await clock.waitForSleeper(dueIn: .seconds(30)))
       await clock.advance(by: .seconds(30))
     }
-    #expect(try await healthy.value == 5)
+    #expect(try await healthy.cancellableValue == 5)
 
+    let (taken, took) = AsyncStream<Void>.makeStream()
     let stalled = Task { () -> (Int, APIError.Kind?) in
+      defer { took.finish() }
       var received = 0
       do {
         for try await _ in try await client.stream(Endpoint<Data>(path: "stalls", decoding: .data))
         {
           received += 1
+          took.yield()
         }
       } catch {
         return (received, (error as? APIError)?.kind)
       }
       return (received, nil)
     }
-    // The reader's timeout for the second chunk (the stub's own wait is 61 seconds).
-    try #require(await clock.waitForSleepers(1, dueWithin: .seconds(60)))
+    // Once the reader has taken the first chunk, its timeout for the second (the one for the
+    // first, due at the same instant, is gone), and the stub's own wait of 61 seconds.
+    var first = taken.makeAsyncIterator()
+    _ = await first.next()  // `nil` if the stream failed first: the checks below say how
+    try #require(await clock.waitForSleeper(dueIn: .seconds(60)))
+    try #require(await clock.waitForSleeper(dueIn: .seconds(61)))
     await clock.advance(by: .seconds(59))
     await clock.advance(by: .seconds(1))
-    let (received, kind) = await stalled.value
+    let (received, kind) = await stalled.cancellableValue
     #expect(received == 1)
     #expect(kind == .timedOut)
   }
@@ -159,7 +169,7 @@ import Testing
     }
     try await Task.sleep(for: .milliseconds(10))
     reader.cancel()
-    let error = await #expect(throws: APIError.self) { try await reader.value }
+    let error = await #expect(throws: APIError.self) { try await reader.cancellableValue }
     #expect(error?.kind == .cancelled)
   }
 

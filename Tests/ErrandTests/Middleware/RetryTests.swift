@@ -224,7 +224,10 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
   func aRetryTheDeadlineRulesOutIsNamedInTheError(answer: StubResponse, message: String)
     async throws
   {
-    let stub = StubTransport { _ in answer }
+    // A route, not a handler: a handler is raced against the deadline, which on an immediate
+    // clock is due at once.
+    let stub = StubTransport()
+    await stub.on(.any, answer)
     let clock = ImmediateClock()
     let error = await #expect(throws: APIError.self) {
       try await deadlineClient(stub, clock: clock).send(

@@ -18,7 +18,7 @@ struct Connection {
     // Bytes the client sent beyond the request just read: the start of its next one.
     var pending = [UInt8]()
     while let request = readRequest(&pending) {
-      state.change { $0.requests.append(request) }
+      state.change(\.waiters) { $0.requests.append(request) }
       let script = handler(request)
       guard play(script, for: request) else { return }
       guard script.keepsConnectionOpen else { break }
@@ -133,7 +133,7 @@ struct Connection {
 
   /// Note a client that left early and close; always `false`.
   private func disconnected() -> Bool {
-    state.change { $0.earlyDisconnects.append(.now) }
+    state.change(\.waiters) { $0.earlyDisconnects.append(.now) }
     Socket.release(fd)
     return false
   }

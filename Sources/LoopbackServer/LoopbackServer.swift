@@ -39,12 +39,7 @@ public final class LoopbackServer: Sendable {
     var taken = 0
     var connections = 0
     /// Tasks in a `wait…` method, each resumed when its condition holds.
-    var waiters: [UUID: Waiter] = [:]
-  }
-
-  struct Waiter: Sendable {
-    var condition: @Sendable (State) -> Bool
-    var continuation: CheckedContinuation<Bool, Never>
+    var waiters = ConditionWaiters<State>()
   }
 
   /// The responses ``enqueue(_:)`` lined up, for a server created with ``init()``.
@@ -206,36 +201,11 @@ public final class LoopbackServer: Sendable {
     state.withLock { $0.stopped = true }
   }
 
-  /// Wait until `condition` holds: resumed by the change that makes it hold (see
-  /// `Locked.change(_:)`), by a Dispatch timer at `timeout`, or by cancellation, whichever
-  /// comes first; none of them needs a free cooperative thread to fire.
+  /// Wait until `condition` holds, without polling (see `ConditionWaiters`).
   private func waitUntil(
     timeout: Duration, _ condition: @escaping @Sendable (State) -> Bool
   ) async -> Bool {
-    let id = UUID()
-    let state = self.state
-    let end: @Sendable () -> Void = {
-      state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(returning: false)
-    }
-    return await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-        let ready = state.withLock { state -> Bool? in
-          if condition(state) { return true }
-          if Task.isCancelled { return false }
-          state.waiters[id] = Waiter(condition: condition, continuation: continuation)
-          return nil
-        }
-        if let ready {
-          continuation.resume(returning: ready)
-          return
-        }
-        let nanoseconds = Int(min(max(0, timeout / .nanoseconds(1)), 1e15))
-        DispatchQueue.global().asyncAfter(
-          deadline: .now() + .nanoseconds(nanoseconds), execute: end)
-      }
-    } onCancel: {
-      end()
-    }
+    await state.wait(on: \.waiters, timeout: timeout, until: condition)
   }
 
 }
@@ -260,22 +230,5 @@ public final class RefusingPort: Sendable {
   /// `http://127.0.0.1:<port>`.
   public var url: URL {
     URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
-  }
-}
-
-extension Locked where Value == LoopbackServer.State {
-  /// Change the server's state, then resume every waiter whose condition now holds.
-  func change(_ body: (inout LoopbackServer.State) -> Void) {
-    let ready = withLock { state -> [LoopbackServer.Waiter] in
-      body(&state)
-      let ready = state.waiters.filter { $0.value.condition(state) }
-      for id in ready.keys {
-        state.waiters[id] = nil
-      }
-      return Array(ready.values)
-    }
-    for waiter in ready {
-      waiter.continuation.resume(returning: true)
-    }
   }
 }

@@ -49,30 +49,12 @@ public final class TestClock: Clock, @unchecked Sendable {
     var continuation: CheckedContinuation<Void, any Error>
   }
 
-  /// A task waiting for sleepers (``waitForSleepers(_:timeout:fileID:filePath:line:column:)``,
-  /// ``waitForSleeper(dueIn:timeout:fileID:filePath:line:column:)``), resumed once `condition`
-  /// holds.
-  private struct Waiter {
-    var id: UUID
-    var condition: @Sendable (_ now: Instant, _ deadlines: [Instant]) -> Bool
-    var continuation: CheckedContinuation<Bool, Never>
-  }
-
   private struct State {
     var now = Instant()
     var sleepers: [Sleeper] = []
-    var waiters: [Waiter] = []
-
-    func holds(_ waiter: Waiter) -> Bool {
-      waiter.condition(now, sleepers.map(\.deadline))
-    }
-
-    /// Take out the waiters whose condition holds.
-    mutating func satisfiedWaiters() -> [Waiter] {
-      let satisfied = waiters.filter(holds)
-      waiters.removeAll { waiter in satisfied.contains { $0.id == waiter.id } }
-      return satisfied
-    }
+    /// Tasks in ``waitForSleepers(_:timeout:fileID:filePath:line:column:)`` and
+    /// ``waitForSleeper(dueIn:timeout:fileID:filePath:line:column:)``.
+    var waiters = ConditionWaiters<State>()
   }
 
   private let state = Locked(State())
@@ -104,19 +86,16 @@ public final class TestClock: Clock, @unchecked Sendable {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation {
         (continuation: CheckedContinuation<Void, any Error>) in
-        let (outcome, waiters) = state.withLock { state -> (Result<Void, any Error>?, [Waiter]) in
+        let outcome = state.change(\.waiters) { state -> Result<Void, any Error>? in
           // Checked under the lock that the cancellation handler takes, so a sleep that starts
           // in a cancelled task never stays registered.
-          if Task.isCancelled { return (.failure(CancellationError()), []) }
-          guard deadline > state.now else { return (.success(()), []) }
+          if Task.isCancelled { return .failure(CancellationError()) }
+          guard deadline > state.now else { return .success(()) }
           state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-          return (nil, state.satisfiedWaiters())
+          return nil
         }
         if let outcome {
           continuation.resume(with: outcome)
-        }
-        for waiter in waiters {
-          waiter.continuation.resume(returning: true)
         }
       }
     } onCancel: {
@@ -131,19 +110,16 @@ public final class TestClock: Clock, @unchecked Sendable {
   /// Move the clock forward and wake every sleeper whose deadline has come.
   /// - Parameter duration: How far to move.
   public func advance(by duration: Duration) async {
-    let (woken, waiters) = state.withLock { state -> ([Sleeper], [Waiter]) in
+    // Sleepers further out may come within a waiter's reach.
+    let woken = state.change(\.waiters) { state -> [Sleeper] in
       state.now = state.now.advanced(by: duration)
       let now = state.now
       let due = state.sleepers.filter { $0.deadline <= now }
       state.sleepers.removeAll { $0.deadline <= now }
-      // Sleepers further out may now fall within a waiter's window.
-      return (due, state.satisfiedWaiters())
+      return due
     }
     for sleeper in woken {
       sleeper.continuation.resume()
-    }
-    for waiter in waiters {
-      waiter.continuation.resume(returning: true)
     }
     await Task.yield()
   }
@@ -214,35 +190,14 @@ public final class TestClock: Clock, @unchecked Sendable {
     ) { now, deadlines in deadlines.contains(now.advanced(by: duration)) }
   }
 
-  /// Wait until `condition` holds of the clock's time and its sleepers' deadlines: resumed by the
-  /// sleep or the advance that makes it hold, by a Dispatch timer at `timeout` (which fires even
-  /// while every cooperative thread is busy), or by cancellation.
+  /// Wait until `condition` holds of the clock's time and its sleepers' deadlines, without
+  /// polling (see `ConditionWaiters`), recording an issue at `site` when the timeout runs out.
   private func wait(
     for what: String, timeout: Duration, at site: CallSite,
     until condition: @escaping @Sendable (_ now: Instant, _ deadlines: [Instant]) -> Bool
   ) async -> Bool {
-    let id = UUID()
-    let arrived = await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-        let waiter = Waiter(id: id, condition: condition, continuation: continuation)
-        let ready = state.withLock { state -> Bool? in
-          if Task.isCancelled { return false }
-          if state.holds(waiter) { return true }
-          state.waiters.append(waiter)
-          return nil
-        }
-        if let ready {
-          continuation.resume(returning: ready)
-          return
-        }
-        let nanoseconds = Int(min(max(0, timeout / .nanoseconds(1)), 1e15))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-          [weak self] in
-          self?.endWait(id)
-        }
-      }
-    } onCancel: {
-      endWait(id)
+    let arrived = await state.wait(on: \.waiters, timeout: timeout) { state in
+      condition(state.now, state.sleepers.map(\.deadline))
     }
     if !arrived && !Task.isCancelled {
       site.recordIssue(
@@ -251,14 +206,5 @@ public final class TestClock: Clock, @unchecked Sendable {
       )
     }
     return arrived
-  }
-
-  /// End a wait for sleepers that is still waiting, with `false`.
-  private func endWait(_ id: UUID) {
-    let waiter = state.withLock { state -> Waiter? in
-      guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-      return state.waiters.remove(at: index)
-    }
-    waiter?.continuation.resume(returning: false)
   }
 }

@@ -8,23 +8,12 @@ import Testing
 /// Downloads to disk and uploads from disk or memory through the production transports, with
 /// progress.
 @Suite(.timeLimit(.minutes(2))) struct TransferTests {
-  /// A fresh folder for one test, removed when it ends.
-  final class Folder {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "errand-transfer-\(UUID().uuidString)")
-    init() throws {
-      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    var names: [String] { (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] }
-  }
-
   @Test(arguments: TransportKind.allCases, [0, 1, 10 * 1024 * 1024])
   func aDownloadLandsByteForByteWithProgress(kind: TransportKind, size: Int) async throws {
     let bytes = patternBytes(size)
     let server = try LoopbackServer { _ in ScriptedResponse(body: bytes) }
     defer { server.stop() }
-    let folder = try Folder()
+    let folder = try TemporaryFolder()
     let destination = folder.url.appendingPathComponent("video.bin")
     let reports = Locked<[TransferProgress]>([])
     let saved = try await kind.client(server.baseURL).download(
@@ -45,7 +34,7 @@ import Testing
       ScriptedResponse(body: patternBytes(1_000_000), ending: .closeAfterBodyBytes(400_000))
     }
     defer { server.stop() }
-    let folder = try Folder()
+    let folder = try TemporaryFolder()
     let destination = folder.url.appendingPathComponent("video.bin")
     try Data("old".utf8).write(to: destination)
     let error = await #expect(throws: APIError.self) {
@@ -63,7 +52,7 @@ import Testing
       .chunks(Array(repeating: patternBytes(50_000), count: 100), interval: .milliseconds(600))
     }
     defer { server.stop() }
-    let folder = try Folder()
+    let folder = try TemporaryFolder()
     let destination = folder.url.appendingPathComponent("video.bin")
     let started = AsyncStream<Void>.makeStream()
     let download = Task {
@@ -84,7 +73,7 @@ import Testing
   @Test(arguments: TransportKind.allCases, [true, false])
   func anUploadSendsItsBodyWithProgress(kind: TransportKind, fromFile: Bool) async throws {
     let bytes = patternBytes(3 * 1024 * 1024)
-    let folder = try Folder()
+    let folder = try TemporaryFolder()
     let file = folder.url.appendingPathComponent("logs.zip")
     try bytes.write(to: file)
     let server = try LoopbackServer { _ in .json(#"{"name":"Rex"}"#, status: 201) }

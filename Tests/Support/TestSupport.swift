@@ -158,3 +158,19 @@ extension Task where Failure == Never {
     }
   }
 }
+
+/// A fresh folder for one test, removed with everything in it when the test lets go of it.
+package final class TemporaryFolder {
+  package let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "errand-test-\(UUID().uuidString)")
+  package init() throws {
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+  deinit { try? FileManager.default.removeItem(at: url) }
+  /// The names in the folder, sorted.
+  package var names: [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+  }
+  /// A path inside the folder.
+  package func appending(_ path: String) -> URL { url.appendingPathComponent(path) }
+}

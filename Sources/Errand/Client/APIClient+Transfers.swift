@@ -25,9 +25,15 @@ extension APIClient {
   /// Download an endpoint's response body to a file, as it arrives: memory stays flat whatever
   /// the size.
   ///
-  /// The body is written next to `destination` under a hidden temporary name, then moved into
-  /// place (replacing a file already there) once it has all arrived. A failure or cancellation
-  /// removes the partial file and leaves `destination` as it was.
+  /// The body is written next to `destination` under a hidden temporary name, then renamed over
+  /// it in one step once it has all arrived. A failure or cancellation removes the partial file
+  /// and leaves `destination` as it was.
+  ///
+  /// Only a new file or an existing regular file is ever written: a destination that is a folder
+  /// (or names one, ending in `/`, `.` or `..`), a symbolic link to a folder, a device, a named
+  /// pipe or a socket is refused with ``APIError/invalidRequest(_:)`` before the request is sent,
+  /// and nothing is touched. A symbolic link to a file is replaced by the downloaded file; the file
+  /// it pointed at is left as it was.
   ///
   /// ```swift
   /// let saved = try await client.download(Endpoint<Data>(path: "video", decoding: .data), to: destination)
@@ -40,16 +46,17 @@ extension APIClient {
   ///     length (`Content-Length`, when the server sent one; it counts compressed bytes when the
   ///     server compresses); none is dropped, and the last report is the total.
   /// - Returns: The destination, with the response's head and the request.
-  /// - Throws: ``APIError``, as ``stream(_:)`` does; a file that cannot be written is
-  ///   ``APIError/transport(_:)`` with the file system's error.
+  /// - Throws: ``APIError``, as ``stream(_:)`` does; a destination Errand will not write (see
+  ///   above) or whose folder does not exist is ``APIError/invalidRequest(_:)``; a file that cannot
+  ///   be written is ``APIError/transport(_:)`` with the file system's error.
   public nonisolated func download<Value>(
     _ endpoint: Endpoint<Value>, to destination: URL,
     progress: (@Sendable (TransferProgress) -> Void)? = nil
   ) async throws -> Response<URL> {
+    let target = try DownloadDestination(destination)
     let stream = try await stream(endpoint)
     let files = FileManager.default
-    let partial = destination.deletingLastPathComponent().appendingPathComponent(
-      ".\(destination.lastPathComponent).\(UUID().uuidString).partial")
+    let partial = target.partialFile()
     do {
       guard files.createFile(atPath: partial.path, contents: nil) else {
         throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: partial.path])
@@ -67,10 +74,7 @@ extension APIClient {
         progress?(TransferProgress(completedBytes: 0, expectedBytes: expected))
       }
       try handle.close()
-      if files.fileExists(atPath: destination.path) {
-        try files.removeItem(at: destination)
-      }
-      try files.moveItem(at: partial, to: destination)
+      try target.replace(with: partial)
     } catch {
       stream.cancel()
       try? files.removeItem(at: partial)

@@ -1,0 +1,115 @@
+import Foundation
+
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Where ``APIClient/download(_:to:progress:)`` may write, checked before the request is sent and
+/// again just before the downloaded file is moved into place.
+///
+/// Only a regular file (or nothing) is ever replaced, and only by an atomic `rename(2)` of a file
+/// written next to it: a directory, a device, a FIFO, a socket, or a symbolic link to anything but
+/// a file is refused and left untouched. A symbolic link to a file is replaced by the downloaded
+/// file; the file it pointed at is untouched. A destination whose last component is `.` or `..`, or
+/// that ends in `/`, names a folder and is refused too.
+struct DownloadDestination: Sendable {
+  let url: URL
+  let folder: URL
+
+  /// Checks `url` and its folder, and throws ``APIError/invalidRequest(_:)`` saying what is wrong.
+  init(_ url: URL) throws(APIError) {
+    guard url.isFileURL else {
+      throw Self.refused(url.absoluteString, "is not a file URL")
+    }
+    let path = url.path
+    let last = (path as NSString).lastPathComponent
+    guard !path.isEmpty, last != ".", last != ".." else {
+      throw Self.refused(path, "names a folder, not a file")
+    }
+    self.url = url
+    self.folder = url.deletingLastPathComponent()
+    try checkReplaceable()
+    guard !path.hasSuffix("/"), !url.hasDirectoryPath else {
+      throw Self.refused(path, "names a folder, not a file")
+    }
+    guard Self.kind(atPath: folder.path, following: true) == .directory else {
+      throw Self.refused(path, "is in a folder that does not exist")
+    }
+  }
+
+  /// Throws unless the destination is missing, a regular file, or a symbolic link that is not to
+  /// a folder or a special file.
+  func checkReplaceable() throws(APIError) {
+    let path = url.path
+    switch Self.kind(atPath: path, following: false) {
+    case .missing, .regular: return
+    case .symbolicLink:
+      switch Self.kind(atPath: path, following: true) {
+      case .missing, .regular: return
+      case let target: throw Self.refused(path, "is a symbolic link to \(target.description)")
+      }
+    case let other: throw Self.refused(path, "is \(other.description)")
+    }
+  }
+
+  /// A name in the destination's folder for the file being written, unique to this download.
+  func partialFile() -> URL {
+    let name = String(url.lastPathComponent.prefix(100))
+    return folder.appendingPathComponent(".\(name).\(UUID().uuidString).partial")
+  }
+
+  /// Moves `partial` over the destination in one step, after checking the destination again.
+  func replace(with partial: URL) throws {
+    try checkReplaceable()
+    guard rename(partial.path, url.path) == 0 else {
+      let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+      throw CocoaError(
+        .fileWriteUnknown,
+        userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: POSIXError(code)])
+    }
+  }
+
+  private static func refused(_ path: String, _ problem: String) -> APIError {
+    .invalidRequest(
+      "the download destination \(path) \(problem); Errand only writes a new file or replaces a "
+        + "regular file, and touched nothing.")
+  }
+
+  enum Kind: Equatable {
+    case missing, regular, directory, symbolicLink, characterDevice, blockDevice, fifo, socket
+    case other
+
+    var description: String {
+      switch self {
+      case .missing: "nothing"
+      case .regular: "a file"
+      case .directory: "a folder"
+      case .symbolicLink: "a symbolic link"
+      case .characterDevice, .blockDevice: "a device"
+      case .fifo: "a named pipe (FIFO)"
+      case .socket: "a socket"
+      case .other: "not a regular file"
+      }
+    }
+  }
+
+  static func kind(atPath path: String, following: Bool) -> Kind {
+    var info = stat()
+    let result = following ? stat(path, &info) : lstat(path, &info)
+    guard result == 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .other }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return .regular
+    case S_IFDIR: return .directory
+    case S_IFLNK: return .symbolicLink
+    case S_IFCHR: return .characterDevice
+    case S_IFBLK: return .blockDevice
+    case S_IFIFO: return .fifo
+    case S_IFSOCK: return .socket
+    default: return .other
+    }
+  }
+}

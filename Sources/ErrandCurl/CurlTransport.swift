@@ -69,7 +69,9 @@
     /// - Returns: The response, whatever its status.
     /// - Throws: The `URLError` URLSession reports for the same fault, `InsecureRedirectError`
     ///   or `RefusedRedirectError` for a redirect it would not follow, `CancellationError` as
-    ///   soon as the calling task is cancelled, or ``CurlUnavailableError``.
+    ///   soon as the calling task is cancelled, or ``CurlUnavailableError``;
+    ///   `APIError.invalidRequest` before anything is sent for a request (or a redirect) that
+    ///   fails `HTTPRequest.validate()`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
       try await exchange(request, streams: false, deadline: nil)
     }
@@ -179,6 +181,7 @@
       _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
       uploadProgress: (@Sendable (TransferProgress) -> Void)?, on engine: CurlEngine
     ) async throws -> HTTPResponse {
+      try request.validate()
       let started = Locked<CurlTransfer?>(nil)
       let abandoned = Locked<(any Error)?>(nil)
       let abandon: @Sendable (any Error) -> Void = { error in

@@ -10,16 +10,18 @@ extension APIClient {
   /// - Parameter endpoint: The endpoint to build.
   /// - Returns: The request, ready for a transport.
   /// - Throws: ``APIError/invalidRequest(_:)`` naming the endpoint and the problem: a base URL
-  ///   without scheme or host, a method that is not an RFC 9110 token, a `.` or `..` path segment, a header name or value that is not
-  ///   valid (a value with CR or LF could inject headers), a body that cannot be encoded, or a
-  ///   timeout that is not positive.
+  ///   whose scheme is not `http` or `https` (in any case) or that has no host, a method that is
+  ///   not an RFC 9110 token, a `.` or `..` path segment, a header name or value that is not
+  ///   valid (a value with CR or LF could inject headers), a framing header such as
+  ///   `Content-Length` (see ``HTTPRequest/framingHeaderNames``), a body that cannot be encoded,
+  ///   or a timeout that is not positive.
   public nonisolated func makeRequest<Value>(for endpoint: Endpoint<Value>) throws -> HTTPRequest {
     func invalid(_ problem: String) -> APIError {
       .invalidRequest("\(endpoint): \(problem)")
     }
-    guard endpoint.method.isValidToken else {
+    if let problem = endpoint.method.validationProblem {
       throw APIError.invalidRequest(
-        "\(String(reflecting: endpoint.method.rawValue)) \(endpoint.url?.redactedString ?? endpoint.path): the method is not a valid token."
+        "\(String(reflecting: endpoint.method.rawValue)) \(endpoint.url?.redactedString ?? endpoint.path): \(problem)"
       )
     }
     let url: URL
@@ -59,9 +61,6 @@ extension APIClient {
       headers.merge(configuration.headers)
     }
     headers.merge(endpoint.headers)
-    if let problem = headers.validationProblem {
-      throw invalid(problem)
-    }
 
     let timeout = endpoint.timeout ?? configuration.timeout
     if let timeout, timeout <= .zero {
@@ -71,9 +70,13 @@ extension APIClient {
     if let maximumResponseSize, maximumResponseSize < 0 {
       throw invalid("the maximum response size must not be negative, not \(maximumResponseSize).")
     }
-    return HTTPRequest(
+    let request = HTTPRequest(
       method: endpoint.method, url: url, headers: headers, body: body, timeout: timeout,
       maximumResponseSize: maximumResponseSize, bodyFile: bodyFile)
+    if let problem = request.validationProblem {
+      throw invalid(problem)
+    }
+    return request
   }
 
   /// The base URL joined with a plain-text path and query.
@@ -87,6 +90,7 @@ extension APIClient {
     else {
       throw invalid("the URL needs an http or https scheme and a host.")
     }
+    components.scheme = scheme
     Self.append(query, to: &components)
     guard let url = components.url else {
       throw invalid("the query does not form a URL.")
@@ -126,7 +130,7 @@ extension APIClient {
   ) throws -> URL {
     guard let base = baseParts else {
       throw invalid(
-        "the base URL \"\(baseURL.absoluteString)\" needs a scheme and a host, such as https://api.example.com."
+        "the base URL \"\(baseURL.absoluteString)\" needs an http or https scheme and a host, such as https://api.example.com."
       )
     }
     var relative = Substring(path)
@@ -169,12 +173,14 @@ struct BaseURLParts: Sendable {
   /// The percent-encoded query, if any.
   let query: String?
 
-  /// Split a base URL; `nil` when it has no scheme or no host.
+  /// Split a base URL; `nil` when its scheme is not `http` or `https` (in any case; it is written
+  /// in lowercase) or it has no host.
   init?(_ url: URL) {
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-      let scheme = components.scheme, !scheme.isEmpty,
+      let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
       let host = components.host, !host.isEmpty
     else { return nil }
+    components.scheme = scheme
     path = components.percentEncodedPath
     var trimmed = Substring(path)
     while trimmed.last == "/" {

@@ -111,7 +111,8 @@ public final class URLSessionTransport: Transport {
   /// - Throws: The `URLError` that URLSession reports (`.dataLengthExceedsMaximum` for a body
   ///   over the limit, `.badServerResponse` for an answer that is not valid HTTP), or the
   ///   ``InsecureRedirectError`` or ``RefusedRedirectError`` of a redirect it would not follow;
-  ///   `CancellationError` as soon as the calling task is cancelled.
+  ///   `CancellationError` as soon as the calling task is cancelled; ``APIError/invalidRequest(_:)``
+  ///   before anything is sent for a request that fails ``HTTPRequest/validate()``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await exchange(request, streams: false, deadline: nil)
   }
@@ -177,6 +178,7 @@ public final class URLSessionTransport: Transport {
   private func attempt(
     _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>, enforcesDeadline: Bool
   ) async throws -> HTTPResponse {
+    try request.validate()
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {
       // At least a second (Linux reads whole seconds), at most about 68 years (curl's limit).

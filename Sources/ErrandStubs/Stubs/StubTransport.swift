@@ -192,6 +192,8 @@ public actor StubTransport: Transport {
       // As a raced call would: a caller cancelled before it starts gets no answer.
       try Task.checkCancellation()
     }
+    // As Errand's own transports do: a request that could not go on the wire never gets an answer.
+    try request.validate()
     let request = try request.readingBodyFile()
     if let observer = UploadProgress.observer, let body = request.body {
       observer(TransferProgress(completedBytes: body.count, expectedBytes: body.count))

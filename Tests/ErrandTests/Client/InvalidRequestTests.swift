@@ -20,7 +20,9 @@ import Testing
     let client = makeClient()
     let endpoint = Endpoint<Data>(method: HTTPMethod(rawValue: method), path: "dogs")
     let error = try #require(throws: APIError.self) { try client.makeRequest(for: endpoint) }
-    #expect(error.invalidRequestReason == "\(shown) dogs: the method is not a valid token.")
+    #expect(
+      error.invalidRequestReason
+        == "\(shown) dogs: the method is not a valid token (a space, CR or LF could smuggle a second request).")
     #expect(!HTTPMethod(rawValue: method).isValidToken)
   }
 
@@ -66,25 +68,26 @@ import Testing
       try makeClient().makeRequest(for: Endpoint<Data>(path: path)).url.absoluteString == expected)
   }
 
-  @Test(arguments: [
-    (
-      "api.example.com/v1",
-      "GET dogs: the base URL \"api.example.com/v1\" needs a scheme and a host, such as https://api.example.com."
-    ),
-    (
-      "/v1",
-      "GET dogs: the base URL \"/v1\" needs a scheme and a host, such as https://api.example.com."
-    ),
-    (
-      "file:///tmp/x",
-      "GET dogs: the base URL \"file:///tmp/x\" needs a scheme and a host, such as https://api.example.com."
-    ),
-  ])
-  func rejectsBaseURLsWithoutSchemeAndHost(base: String, reason: String) throws {
+  @Test(arguments: ["api.example.com/v1", "/v1", "file:///tmp/x", "ftp://files.example.com/v1"])
+  func rejectsBaseURLsThatAreNotHTTPWithAHost(base: String) throws {
     let error = try #require(throws: APIError.self) {
       try makeClient(base).makeRequest(for: Endpoint<Data>(path: "dogs"))
     }
-    #expect(error.invalidRequestReason == reason)
+    #expect(
+      error.invalidRequestReason
+        == "GET dogs: the base URL \"\(base)\" needs an http or https scheme and a host, such as https://api.example.com."
+    )
+  }
+
+  @Test(arguments: [
+    ("HTTP://api.example.com/v1", "http://api.example.com/v1/dogs"),
+    ("HttpS://api.example.com", "https://api.example.com/dogs"),
+  ])
+  func schemesCompareWithoutCaseAndAreWrittenInLowercase(base: String, built: String) throws {
+    let request = try makeClient(base).makeRequest(for: Endpoint<Data>(path: "dogs"))
+    #expect(request.url.absoluteString == built)
+    let absolute = try makeClient().makeRequest(for: Endpoint<Data>(url: url(base)))
+    #expect(absolute.url.scheme == built.prefix { $0 != ":" }.description)
   }
 
   @Test(arguments: [Duration.zero, .seconds(-1)])

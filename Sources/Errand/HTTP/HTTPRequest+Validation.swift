@@ -1,0 +1,63 @@
+import Foundation
+
+extension HTTPRequest {
+  /// The header fields that frame a message on the wire. Errand's transports write them from the
+  /// URL and the body; a request that sets one itself could make the server read the rest of its
+  /// body as a second request, so it is refused.
+  public static let framingHeaderNames: Set<String> = [
+    "content-length", "transfer-encoding", "host", "connection", "keep-alive",
+    "proxy-connection", "te", "trailer", "upgrade",
+  ]
+
+  /// Why this request cannot go on the wire, or `nil` when it can: the method must be an RFC 9110
+  /// token, the URL `http` or `https` with a host, header names tokens, header values free of
+  /// control characters other than tab, and framing headers (``framingHeaderNames``) are left to
+  /// the transport.
+  public var validationProblem: String? {
+    if let problem = method.validationProblem {
+      return problem
+    }
+    let scheme = url.scheme?.lowercased()
+    guard scheme == "http" || scheme == "https" else {
+      return "the URL's scheme must be http or https, not \(url.scheme.map { "\"\($0)\"" } ?? "none")."
+    }
+    guard let host = url.host, !host.isEmpty else {
+      return "the URL has no host."
+    }
+    if let problem = headers.validationProblem {
+      return problem
+    }
+    if let framing = headers.fields.first(where: {
+      Self.framingHeaderNames.contains($0.name.lowercased())
+    }) {
+      return "the header \"\(framing.name)\" frames the message and is written by the transport "
+        + "from the URL and the body; remove it."
+    }
+    return nil
+  }
+
+  /// Throw unless the request can go on the wire (see ``validationProblem``).
+  ///
+  /// Errand's transports call this for every request they send, including each redirect they
+  /// follow, so a middleware or a direct `transport.send` cannot inject a header or smuggle a
+  /// second request. A transport of your own should call it too.
+  /// - Throws: ``APIError/invalidRequest(_:)`` naming the request and the problem.
+  public func validate() throws(APIError) {
+    if let problem = validationProblem {
+      throw APIError.invalidRequest("\(Self.describe(method)) \(url.redactedString): \(problem)")
+    }
+  }
+
+  /// The method as text, quoted with its control characters escaped when it is not a token.
+  private static func describe(_ method: HTTPMethod) -> String {
+    method.isValidToken ? method.rawValue : String(reflecting: method.rawValue)
+  }
+}
+
+extension HTTPMethod {
+  /// Why the method cannot go on the wire, or `nil` when it is an RFC 9110 token.
+  var validationProblem: String? {
+    isValidToken
+      ? nil : "the method is not a valid token (a space, CR or LF could smuggle a second request)."
+  }
+}

@@ -130,7 +130,8 @@
       let hasBody = !becomesGet && (request.body != nil || request.bodyFile != nil)
       switch RedirectPolicy.decide(
         from: request.url, proposed: proposed, location: location, status: status,
-        hasBody: hasBody, trustedHosts: trustedRedirectHosts)
+        hasBody: hasBody, method: request.method.rawValue, trustedHosts: trustedRedirectHosts,
+        redaction: request.redaction)
       {
       case .follow(let next):
         var followed = request

@@ -63,34 +63,68 @@ import Testing
     #expect(received.headers["authorization"] == nil)
   }
 
-  @Test(arguments: [307, 308], TransportKind.allCases)
-  func aBodyIsNeverDroppedSilentlyAtAnotherOrigin(status: Int, _ transport: TransportKind)
-    async throws
-  {
+  /// Redirects that keep the method, and so the body: 307 and 308 of anything, 301 and 302 of
+  /// anything but POST (which becomes a GET without a body).
+  static let bodyKeepingRedirects: [(Int, HTTPMethod)] = [
+    (307, .post), (308, .post), (301, .put), (302, .put), (302, .patch),
+  ]
+
+  @Test(arguments: bodyKeepingRedirects, TransportKind.allCases)
+  func aBodyIsNeverDroppedSilentlyAtAnotherOrigin(
+    redirect: (status: Int, method: HTTPMethod), _ transport: TransportKind
+  ) async throws {
     let other = try LoopbackServer { _ in .text("elsewhere") }
     defer { other.stop() }
-    let server = try LoopbackServer { _ in .redirect(to: other.url("/posted"), status: status) }
+    let server = try LoopbackServer { _ in
+      .redirect(to: other.url("/posted"), status: redirect.status)
+    }
     defer { server.stop() }
     let error = await #expect(throws: APIError.self) {
       _ = try await transport.client(server.baseURL).send(
-        Endpoint<String>(method: .post, path: "start", body: .data(Data("payload".utf8))))
+        Endpoint<String>(
+          method: redirect.method, path: "start", body: .data(Data("password=hunter22".utf8))))
     }
     let refused = try #require(error?.underlyingError as? RefusedRedirectError)
     #expect(refused.reason == .bodyWouldBeDropped)
     #expect(other.requests.isEmpty)
   }
 
-  @Test(arguments: [307, 308], TransportKind.allCases)
-  func withinTheOriginTheBodyIsResent(status: Int, _ transport: TransportKind) async throws {
+  @Test(arguments: bodyKeepingRedirects, TransportKind.allCases)
+  func withinTheOriginTheBodyIsResent(
+    redirect: (status: Int, method: HTTPMethod), _ transport: TransportKind
+  ) async throws {
     let server = try LoopbackServer { request in
       request.path == "/start"
-        ? .redirect(to: URL(string: "/end", relativeTo: nil)!, status: status) : .text("kept")
+        ? .redirect(to: URL(string: "/end", relativeTo: nil)!, status: redirect.status)
+        : .text("kept")
     }
     defer { server.stop() }
     let answer = try await transport.client(server.baseURL).send(
-      Endpoint<String>(method: .post, path: "start", body: .data(Data("payload".utf8))))
+      Endpoint<String>(
+        method: redirect.method, path: "start", body: .data(Data("payload".utf8))))
     #expect(answer == "kept")
+    #expect(server.requests.last?.path == "/end")
+    #expect(server.requests.last?.method == redirect.method.rawValue)
     #expect(server.requests.last?.body == Data("payload".utf8))
+  }
+
+  @Test(arguments: TransportKind.allCases)
+  func anAppsOwnSecretHeadersStayBehindAtAnotherOrigin(_ transport: TransportKind) async throws {
+    let other = try LoopbackServer { _ in .text("elsewhere") }
+    defer { other.stop() }
+    let server = try LoopbackServer { _ in .redirect(to: other.url("/in")) }
+    defer { server.stop() }
+    var configuration = APIClient.Configuration(headers: ["PRIVATE-TOKEN": "glpat-s3cret"])
+    configuration.redaction.headers.formUnion(["private-token", "DPoP"])
+    let client = transport.client(server.baseURL, configuration: configuration)
+    let answer = try await client.send(
+      Endpoint<String>(path: "start", headers: ["DPoP": "proof", "X-Plain": "kept"]))
+    #expect(answer == "elsewhere")
+    #expect(server.requests.first?.headers["private-token"] == "glpat-s3cret")
+    let received = try #require(other.requests.first)
+    #expect(received.headers["private-token"] == nil)
+    #expect(received.headers["dpop"] == nil)
+    #expect(received.headers["x-plain"] == "kept")
   }
 
   @Test(arguments: TransportKind.allCases)

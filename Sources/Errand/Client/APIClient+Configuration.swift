@@ -51,6 +51,26 @@ extension APIClient {
     /// ```
     public var failureDecoding: FailureDecoding?
 
+    /// Which headers, query parameters and body fields are secret; ``Redaction/default`` unless
+    /// changed. It decides what is hidden wherever Errand prints a request, a response or an
+    /// error, what is scrubbed from an error body that echoes it, and which headers stay behind
+    /// when a call leaves the client's origin: an absolute-URL endpoint, a next page's `Link`,
+    /// or a redirect (every request carries it as ``HTTPRequest/redaction``).
+    ///
+    /// ```swift
+    /// var configuration = APIClient.Configuration(headers: ["PRIVATE-TOKEN": token])
+    /// configuration.redaction.headers.insert("PRIVATE-TOKEN")
+    /// ```
+    public var redaction: Redaction = .default
+
+    /// Hosts at another origin that may still receive the client's credentials and secret
+    /// headers (the ones ``redaction`` names) through an absolute-URL endpoint or a next page's
+    /// `Link`; none by default. Compared without case. Redirects have their own list, on the
+    /// transport (`trustedRedirectHosts`).
+    public var trustedHosts: Set<String> = [] {
+      didSet { trustedHosts = Set(trustedHosts.map { $0.lowercased() }) }
+    }
+
     /// The limit for calls that collect the body in memory when neither the endpoint nor the
     /// configuration sets one: 100 MB.
     public static let defaultBufferedResponseLimit = 100_000_000

@@ -13,7 +13,7 @@ extension APIClient {
     var context = RequestContext(
       endpoint: endpoint.description,
       requiresAuthentication: endpoint.requiresAuthentication
-        && !endpoint.leavesOrigin(of: baseURL),
+        && !endpoint.leavesOrigin(of: baseURL, trustedHosts: configuration.trustedHosts),
       sample: endpoint.sample, isIdempotent: endpoint.isIdempotent ?? endpoint.method.isIdempotent)
     let deadline = request.timeout.map {
       RequestDeadline(timeout: $0, clock: configuration.clock)

@@ -3,9 +3,14 @@ import Foundation
 extension APIClient {
   /// Fetch a paginated list page by page, as the loop asks for them.
   ///
-  /// By default the next page is the response's `Link` header `rel="next"` (RFC 8288), fetched
-  /// as an absolute-URL endpoint like the first; pass `next` to follow a cursor instead. The pages
-  /// end when there is no next page, or when a next page would repeat one already fetched.
+  /// By default the next page is the first `rel="next"` of the response's `Link` fields
+  /// (RFC 8288), fetched as an absolute-URL endpoint like the first; pass `next` to follow a
+  /// cursor instead. The pages end when there is no next page, or when a next page would repeat
+  /// one already fetched.
+  ///
+  /// A next page at another origin, on a host not in ``Configuration/trustedHosts``, gets no
+  /// credentials: neither the client's nor the endpoint's secret headers (the ones
+  /// ``Configuration/redaction`` names), and no ``Endpoint/requiresAuthentication``.
   ///
   /// ```swift
   /// for try await page in client.pages(Endpoint<[Dog]>(path: "dogs")) {
@@ -36,16 +41,27 @@ extension APIClient {
 }
 
 extension Endpoint {
-  /// The page after `response` by its `Link` header's `rel="next"`: this endpoint (method,
-  /// headers, decoding, authentication) at that URL; `nil` when there is none.
-  func nextLink(after response: HTTPResponse, of request: HTTPRequest) -> Endpoint? {
-    guard let value = response.headers["Link"],
-      let url = LinkHeader(value, relativeTo: response.url ?? request.url).url(for: "next")
+  /// The page after `response` by its `Link` fields' first `rel="next"`: this endpoint (method,
+  /// headers, decoding, authentication) at that URL; `nil` when there is none. When the link
+  /// leaves the origin of `request` for a host the client does not trust, the endpoint's secret
+  /// headers (those `redaction` hides) stay behind.
+  func nextLink(
+    after response: HTTPResponse, of request: HTTPRequest, redaction: Redaction,
+    trustedHosts: Set<String>
+  ) -> Endpoint? {
+    guard
+      let url = LinkHeader(response.headers, relativeTo: response.url ?? request.url)
+        .url(for: "next")
     else { return nil }
     var next = self
     next.url = url
     next.path = ""
     next.query = []
+    if !RedirectPolicy.isSameOrigin(url, request.url),
+      !trustedHosts.contains(url.host?.lowercased() ?? "")
+    {
+      next.headers = HTTPHeaders(headers.fields.filter { !redaction.hidesHeader($0.name) })
+    }
     return next
   }
 }
@@ -66,20 +82,36 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
     var upcoming: Endpoint<Value>?
     let next: (@Sendable (Response<Value>) -> Endpoint<Value>?)?
     var fetched: Set<URL> = []
+    /// Why the page after the last one returned cannot be fetched: thrown by the next call.
+    var pendingError: (any Error)?
 
     /// The next page, or `nil` after the last.
     /// - Returns: The page.
-    /// - Throws: ``APIError``, as ``APIClient/response(for:)`` does.
+    /// - Throws: ``APIError``, as ``APIClient/response(for:)`` does. A next page that cannot be
+    ///   requested (a `Link` to an `ftp:` URL, say) does not cost the page that named it: that
+    ///   page is returned, and the following call throws ``APIError/invalidRequest(_:)``.
     public mutating func next() async throws -> Response<Value>? {
+      if let pendingError {
+        self.pendingError = nil
+        throw pendingError
+      }
       guard let endpoint = upcoming else { return nil }
       upcoming = nil
       let page = try await client.response(for: endpoint)
       fetched.insert(page.request.url)
+      let configuration = client.configuration
       let following =
-        next.map { $0(page) } ?? endpoint.nextLink(after: page.response, of: page.request)
+        next.map { $0(page) }
+        ?? endpoint.nextLink(
+          after: page.response, of: page.request, redaction: configuration.redaction,
+          trustedHosts: configuration.trustedHosts)
       if let following {
-        let url = try client.makeRequest(for: following).url
-        upcoming = fetched.contains(url) ? nil : following
+        do {
+          let url = try client.makeRequest(for: following).url
+          upcoming = fetched.contains(url) ? nil : following
+        } catch {
+          pendingError = error
+        }
       }
       return page
     }

@@ -52,11 +52,11 @@ extension APIClient {
         throw invalid("the body could not be encoded: \(APIError.describe(error))")
       }
     }
-    if endpoint.leavesOrigin(of: baseURL) {
+    if endpoint.leavesOrigin(of: baseURL, trustedHosts: configuration.trustedHosts) {
       // Another origin never receives the client's API keys and tokens.
       headers.merge(
-        HTTPHeaders(configuration.headers.fields.filter { !Redaction.default.hidesHeader($0.name) })
-      )
+        HTTPHeaders(
+          configuration.headers.fields.filter { !configuration.redaction.hidesHeader($0.name) }))
     } else {
       headers.merge(configuration.headers)
     }
@@ -72,7 +72,8 @@ extension APIClient {
     }
     let request = HTTPRequest(
       method: endpoint.method, url: url, headers: headers, body: body, timeout: timeout,
-      maximumResponseSize: maximumResponseSize, bodyFile: bodyFile)
+      maximumResponseSize: maximumResponseSize, bodyFile: bodyFile,
+      redaction: configuration.redaction)
     if let problem = request.validationProblem {
       throw invalid(problem)
     }

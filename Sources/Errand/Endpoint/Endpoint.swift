@@ -258,8 +258,12 @@ extension Endpoint: CustomStringConvertible {
   /// hidden); error messages use it.
   public var description: String { "\(method) \(url?.redactedString ?? path)" }
 
-  /// Whether the endpoint's absolute URL is at another origin than `baseURL`.
-  func leavesOrigin(of baseURL: URL) -> Bool {
-    url.map { !RedirectPolicy.isSameOrigin($0, baseURL) } ?? false
+  /// Whether the endpoint's absolute URL is at another origin than `baseURL`, on a host that is
+  /// not in `trustedHosts` (lowercased): such a request gets no credentials or secret headers.
+  func leavesOrigin(of baseURL: URL, trustedHosts: Set<String> = []) -> Bool {
+    url.map { url in
+      !RedirectPolicy.isSameOrigin(url, baseURL)
+        && !trustedHosts.contains(url.host?.lowercased() ?? "")
+    } ?? false
   }
 }

@@ -39,10 +39,8 @@ public enum APIError: Error, LocalizedError {
       return
         "The server answered\(subject) \(Self.status(response))"
         + "\(Self.attempts(response.attempts, retryPastDeadline: response.retryPastDeadline))."
-        + Self.bodyPreview(
-          Redaction.default.redact(
-            body: response.body, contentType: response.headers["Content-Type"])
-        ).map { " Body: \($0)" }.orEmpty
+        + Self.bodyPreview((response.request?.redaction ?? .default).redact(response).body)
+        .map { " Body: \($0)" }.orEmpty
     case .decoding(let underlying, let response):
       let subject = Self.subject(of: response).map { " to \($0)" }.orEmpty
       return "The body of the \(Self.status(response)) answer\(subject) could not be decoded: "

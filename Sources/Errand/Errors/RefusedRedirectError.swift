@@ -9,8 +9,9 @@ public struct RefusedRedirectError: Error, LocalizedError, Hashable {
     /// The `Location` is not an `http` or `https` URL (`file:`, `data:`, `javascript:`, ...),
     /// which URLSession would otherwise turn into a path on the same server.
     case unsupportedScheme
-    /// A `307` or `308` asked to repeat a request that has a body at another origin that is not
-    /// a trusted host (URLSession would send it there without its body).
+    /// A redirect that keeps the method (`307`, `308`, or a `301`/`302` of anything but `POST`)
+    /// asked to repeat a request that has a body at another origin that is not a trusted host.
+    /// Errand neither sends the body there nor sends the request without it.
     case bodyWouldBeDropped
   }
 

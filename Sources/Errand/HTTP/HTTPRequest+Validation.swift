@@ -19,7 +19,8 @@ extension HTTPRequest {
     }
     let scheme = url.scheme?.lowercased()
     guard scheme == "http" || scheme == "https" else {
-      return "the URL's scheme must be http or https, not \(url.scheme.map { "\"\($0)\"" } ?? "none")."
+      return
+        "the URL's scheme must be http or https, not \(url.scheme.map { "\"\($0)\"" } ?? "none")."
     }
     guard let host = url.host, !host.isEmpty else {
       return "the URL has no host."

@@ -1,10 +1,10 @@
 import Foundation
 
 extension HTTPRequest {
-  /// The request as a `curl` command to paste into a terminal, with secrets hidden by
-  /// ``Redaction/default``.
+  /// The request as a `curl` command to paste into a terminal, with secrets hidden by the
+  /// request's ``redaction``.
   public var cURLDescription: String {
-    cURLDescription(redaction: .default)
+    cURLDescription(redaction: redaction)
   }
 
   /// The request as a `curl` command, with secrets hidden.

@@ -21,6 +21,11 @@ public struct HTTPRequest: Sendable, Hashable {
   /// The longest response body to accept, in bytes, or `nil` for no limit. Transports stop the
   /// transfer as soon as a body crosses it, with `URLError(.dataLengthExceedsMaximum)`.
   public var maximumResponseSize: Int?
+  /// Which of this request's headers, query values and body fields are secret: hidden wherever
+  /// the request or its response is printed, scrubbed from an error body that echoes them, and
+  /// stripped (headers) when a redirect or a next page leads to another origin that is not
+  /// trusted. ``APIClient`` sets it from ``APIClient/Configuration/redaction``.
+  public var redaction: Redaction
 
   /// Create a request.
   /// - Parameters:
@@ -31,10 +36,13 @@ public struct HTTPRequest: Sendable, Hashable {
   ///   - timeout: The longest the whole exchange may take, or `nil` for the transport's default.
   ///   - maximumResponseSize: The longest response body to accept, or `nil` for no limit.
   ///   - bodyFile: A file whose contents are the body, instead of `body`.
+  ///   - redaction: Which headers, query values and body fields are secret.
   public init(
     method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-    timeout: Duration? = nil, maximumResponseSize: Int? = nil, bodyFile: URL? = nil
+    timeout: Duration? = nil, maximumResponseSize: Int? = nil, bodyFile: URL? = nil,
+    redaction: Redaction = .default
   ) {
+    self.redaction = redaction
     self.method = method
     self.url = url
     self.headers = headers
@@ -59,8 +67,8 @@ public struct HTTPRequest: Sendable, Hashable {
 
 extension HTTPRequest: CustomStringConvertible {
   /// The method and URL, for example `GET https://api.example.com/v1/dogs`, with a password and
-  /// secret query values (see ``Redaction/default``) hidden.
-  public var description: String { "\(method) \(url.redactedString)" }
+  /// secret query values (see ``redaction``) hidden.
+  public var description: String { "\(method) \(redaction.redact(url))" }
 }
 
 extension URL {

@@ -19,7 +19,8 @@ public struct LoggingMiddleware: Middleware {
 
   /// Create the middleware.
   /// - Parameters:
-  ///   - redaction: Which secrets to hide.
+  ///   - redaction: Which secrets to hide, on top of those the request's own
+  ///     ``HTTPRequest/redaction`` names.
   ///   - clock: The clock that durations are measured on; tests pass a `TestClock`.
   ///   - handler: Receives each event, on the task that sends the request.
   public init(
@@ -35,6 +36,7 @@ public struct LoggingMiddleware: Middleware {
   public func intercept(
     _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
   ) async throws -> HTTPResponse {
+    let redaction = redaction.merging(request.redaction)
     let url = redaction.redact(request.url)
     var event = LogEvent(
       kind: .requestSent, endpoint: RequestContext.current?.endpoint, method: request.method,
@@ -56,19 +58,22 @@ public struct LoggingMiddleware: Middleware {
       event.headers = [:]
       event.bytes = nil
       event.duration = stopwatch.elapsed
-      event.error = hidingSecrets(in: error, of: request)
+      event.error = hidingSecrets(in: error, of: request, with: redaction)
       handler(event)
       throw error
     }
   }
 
   /// The error's description with the request's URL, raw or as error descriptions print it
-  /// (hidden by ``Redaction/default``), replaced by this middleware's redacted form.
-  private func hidingSecrets(in error: any Error, of request: HTTPRequest) -> String {
+  /// (hidden by the request's ``HTTPRequest/redaction``), replaced by this middleware's redacted
+  /// form.
+  private func hidingSecrets(
+    in error: any Error, of request: HTTPRequest, with redaction: Redaction
+  ) -> String {
     let text = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
     let redacted = redaction.redact(request.url)
     return text.replacingOccurrences(of: request.url.absoluteString, with: redacted)
-      .replacingOccurrences(of: request.url.redactedString, with: redacted)
+      .replacingOccurrences(of: request.redaction.redact(request.url), with: redacted)
   }
 }
 

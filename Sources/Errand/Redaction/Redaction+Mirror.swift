@@ -1,14 +1,13 @@
 import Foundation
 
 extension HTTPRequest: CustomReflectable {
-  /// What `dump(_:)` and debuggers show: every field, with secrets hidden by
-  /// ``Redaction/default``.
+  /// What `dump(_:)` and debuggers show: every field, with secrets hidden by ``redaction``.
   public var customMirror: Mirror {
-    let shown = Redaction.default.redact(self)
+    let shown = redaction.redact(self)
     return Mirror(
       self,
       children: [
-        "method": method.rawValue, "url": url.redactedString, "headers": shown.headers,
+        "method": method.rawValue, "url": redaction.redact(url), "headers": shown.headers,
         "body": Redaction.preview(shown.body), "bodyFile": bodyFile?.path as Any,
         "timeout": timeout as Any, "maximumResponseSize": maximumResponseSize as Any,
       ], displayStyle: .struct)
@@ -16,15 +15,17 @@ extension HTTPRequest: CustomReflectable {
 }
 
 extension HTTPResponse: CustomReflectable {
-  /// What `dump(_:)` and debuggers show: every field, with secrets hidden by
-  /// ``Redaction/default``.
+  /// What `dump(_:)` and debuggers show: every field, with secrets hidden by the request's
+  /// ``HTTPRequest/redaction`` (else ``Redaction/default``), and every secret value the request
+  /// carried scrubbed from the body.
   public var customMirror: Mirror {
-    let shown = Redaction.default.redact(self)
+    let redaction = request?.redaction ?? .default
+    let shown = redaction.redact(self)
     return Mirror(
       self,
       children: [
         "status": status, "headers": shown.headers, "body": Redaction.preview(shown.body),
-        "url": url?.redactedString as Any, "request": request as Any, "attempts": attempts,
+        "url": url.map { redaction.redact($0) } as Any, "request": request as Any, "attempts": attempts,
         "streamed": bodyStream != nil,
       ], displayStyle: .struct)
   }

@@ -3,7 +3,7 @@ import Foundation
 extension Redaction {
   /// The secret values a request carries, as they would appear if a server echoed them: the
   /// values of hidden headers (and the credential after an `Authorization` scheme such as
-  /// `Bearer`), of hidden query items, the URL's password, and of hidden JSON or form body fields.
+  /// `Bearer`, and each cookie of a `Cookie`), of hidden query items, the URL's password, and of hidden JSON or form body fields.
   /// Values shorter than four characters are left out: hiding every `1` would hide too much.
   /// - Parameter request: The request.
   /// - Returns: The values, longest first.
@@ -13,6 +13,15 @@ extension Redaction {
       values.insert(field.value)
       if let space = field.value.firstIndex(of: " ") {
         values.insert(String(field.value[field.value.index(after: space)...]))
+      }
+      if field.name.lowercased() == "cookie" {
+        // Each cookie's value on its own, as a server would quote it.
+        for pair in field.value.split(separator: ";") {
+          if let equals = pair.firstIndex(of: "=") {
+            values.insert(
+              String(pair[pair.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
+          }
+        }
       }
     }
     let components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)

@@ -54,6 +54,16 @@ public struct Redaction: Sendable, Hashable {
       "api_key", "apikey",
     ])
 
+  /// A redaction that hides everything this one or `other` hides.
+  /// - Parameter other: Another redaction, such as a request's.
+  /// - Returns: The union of both.
+  public func merging(_ other: Redaction) -> Redaction {
+    Redaction(
+      headers: headers.union(other.headers),
+      queryParameters: queryParameters.union(other.queryParameters),
+      bodyFields: bodyFields.union(other.bodyFields))
+  }
+
   /// Whether a header's value is hidden: a credential header or one of ``headers``.
   /// - Parameter name: The header name, in any case.
   /// - Returns: `true` when its value is hidden.
@@ -95,14 +105,19 @@ public struct Redaction: Sendable, Hashable {
     return copy
   }
 
-  /// A response with sensitive headers and body fields hidden, and its URL's secrets too; a
-  /// `Content-Length` follows the redacted body's length.
+  /// A response with sensitive headers and body fields hidden, and its URL's secrets too; every
+  /// secret value its ``HTTPResponse/request`` carried (a token, an API key, a password) is
+  /// scrubbed from the body wherever a server echoed it. A `Content-Length` follows the redacted
+  /// body's length.
   /// - Parameter response: The response.
   /// - Returns: The redacted response.
   public func redact(_ response: HTTPResponse) -> HTTPResponse {
     var copy = response
     copy.headers = redact(response.headers)
     copy.body = redact(body: response.body, contentType: response.headers["Content-Type"])
+    if let request = response.request, !copy.body.isEmpty {
+      copy.body = Self.scrub(secretValues(in: request), from: copy.body)
+    }
     if copy.body.count != response.body.count, copy.headers["Content-Length"] != nil {
       copy.headers["Content-Length"] = String(copy.body.count)
     }

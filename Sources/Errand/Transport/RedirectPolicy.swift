@@ -6,9 +6,9 @@ import Foundation
 
 /// What Errand does with a redirect: follow `http` and `https` locations only, never carry
 /// userinfo from a `Location` into credentials, strip secrets across origins (unless the target
-/// host is trusted), refuse to go from HTTPS to plain HTTP, and have a `307`/`308` of a request
-/// with a body sent again, body included, within the origin or to a trusted host, and refused
-/// elsewhere.
+/// host is trusted), refuse to go from HTTPS to plain HTTP, and have a redirect that keeps the
+/// method (`307`/`308`, and `301`/`302` of anything but `POST`) of a request with a body sent
+/// again, body included, within the origin or to a trusted host, and refused elsewhere.
 package enum RedirectPolicy {
   /// The decision for one redirect.
   package enum Decision: Equatable {
@@ -31,15 +31,21 @@ package enum RedirectPolicy {
   ///   - location: The answer's `Location` header, as sent.
   ///   - status: The answer's status.
   ///   - hasBody: Whether the request being redirected has a body.
+  ///   - method: The method of the request being redirected.
   ///   - trustedHosts: Hosts that may receive credentials and bodies across origins.
+  ///   - redaction: Which headers are secret and stay behind at another origin.
   /// - Returns: Follow (with which request), resend, or refuse.
   package static func decide(
     from source: URL?, proposed: URLRequest, location: String? = nil, status: Int = 302,
-    hasBody: Bool = false, trustedHosts: Set<String> = []
+    hasBody: Bool = false, method: String = "GET", trustedHosts: Set<String> = [],
+    redaction: Redaction = .default
   ) -> Decision {
-    // URLSession on Linux repeats a 307/308 without the body even when the request it proposes
-    // still carries it; Errand sends such a request again itself, where the body may go.
-    let repeatsBody = [307, 308].contains(status) && hasBody
+    // A redirect that keeps the method keeps the body: a 307 or 308, and a 301 or 302 of anything
+    // but a POST (which becomes a GET, as in browsers). URLSession on Linux repeats such a
+    // request without its body; Errand sends it again itself, where the body may go.
+    let keepsMethod =
+      [307, 308].contains(status) || ([301, 302].contains(status) && method.uppercased() != "POST")
+    let repeatsBody = keepsMethod && hasBody
     guard let source, var target = proposed.url else { return .follow(proposed) }
     if let location, let scheme = URL(string: location, relativeTo: source)?.absoluteURL.scheme,
       !["http", "https"].contains(scheme.lowercased())
@@ -79,7 +85,7 @@ package enum RedirectPolicy {
     guard !trusted else { return .follow(next) }
     // Every header the redaction engine hides (credentials, API keys, auth tokens) stays behind.
     for name in (next.allHTTPHeaderFields ?? [:]).keys
-    where Redaction.default.hidesHeader(name) {
+    where redaction.hidesHeader(name) {
       next.setValue(nil, forHTTPHeaderField: name)
     }
     return .follow(next)

@@ -25,6 +25,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var writer: HTTPBody.Writer?
     /// Who hears about the request body being sent.
     var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Which headers stay behind when a redirect leaves the origin.
+    var redaction: Redaction = .default
   }
 
   private let exchanges = Locked<[Int: Exchange]>([:])
@@ -41,11 +43,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   func register(
     _ task: URLSessionTask, waiting: Waiting,
     streams: Bool = false, limit: Int? = nil,
-    progress: (@Sendable (TransferProgress) -> Void)? = nil
+    progress: (@Sendable (TransferProgress) -> Void)? = nil, redaction: Redaction = .default
   ) {
     exchanges.withLock {
       $0[task.taskIdentifier] = Exchange(
-        waiting: waiting, streams: streams, limit: limit, progress: progress)
+        waiting: waiting, streams: streams, limit: limit, progress: progress,
+        redaction: redaction)
     }
   }
 
@@ -204,10 +207,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     let hasBody =
       task is URLSessionUploadTask || original?.httpBodyStream != nil
       || !(original?.httpBody?.isEmpty ?? true)
+    let redaction = exchanges.withLock { $0[task.taskIdentifier]?.redaction } ?? .default
     let decision = RedirectPolicy.decide(
       from: response.url ?? task.currentRequest?.url, proposed: request,
       location: response.value(forHTTPHeaderField: "Location"), status: response.statusCode,
-      hasBody: hasBody, trustedHosts: trustedRedirectHosts)
+      hasBody: hasBody, method: original?.httpMethod ?? "GET", trustedHosts: trustedRedirectHosts,
+      redaction: redaction)
     switch decision {
     case .follow(let next):
       completionHandler(next)

@@ -217,7 +217,8 @@ public final class URLSessionTransport: Transport {
               task = session.dataTask(with: urlRequest)
             }
             delegate.register(
-              task, waiting: waiting, streams: streams, limit: limit, progress: progress)
+              task, waiting: waiting, streams: streams, limit: limit, progress: progress,
+              redaction: request.redaction)
           } else {
             let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
               data, response, error in

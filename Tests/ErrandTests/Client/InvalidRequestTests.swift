@@ -22,7 +22,8 @@ import Testing
     let error = try #require(throws: APIError.self) { try client.makeRequest(for: endpoint) }
     #expect(
       error.invalidRequestReason
-        == "\(shown) dogs: the method is not a valid token (a space, CR or LF could smuggle a second request).")
+        == "\(shown) dogs: the method is not a valid token (a space, CR or LF could smuggle a second request)."
+    )
     #expect(!HTTPMethod(rawValue: method).isValidToken)
   }
 

@@ -104,22 +104,4 @@ import Testing
     for try await _ in client(stub).pages(Endpoint<[Dog]>(path: "dogs")) { count += 1 }
     #expect(count == 1)
   }
-
-  @Test(arguments: [
-    (
-      #"<https://a.example/p2>; rel="next", <https://a.example/p9>; rel="last""#,
-      "https://a.example/p2"
-    ),
-    (
-      #"<https://a.example/p9>; rel=last, <https://a.example/p2>; rel="prev next""#,
-      "https://a.example/p2"
-    ),
-    (#"</dogs?page=2>; rel="next""#, "https://api.example.com/dogs?page=2"),
-    (#"<https://a.example/p2>; rel="prev""#, nil),
-    ("garbage", nil),
-  ])
-  func readsLinkHeaders(value: String, next: String?) {
-    let header = LinkHeader(value, relativeTo: URL(string: "https://api.example.com/v1/dogs"))
-    #expect(header.url(for: "next")?.absoluteString == next)
-  }
 }

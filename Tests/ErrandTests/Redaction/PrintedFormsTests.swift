@@ -7,7 +7,8 @@ import Testing
 /// Every way a request, a response or an error can be printed keeps the secrets hidden.
 @Suite(.timeLimit(.minutes(2))) struct PrintedFormsTests {
   static let secrets = [
-    "s3cret-token", "s3cret-key", "s3cret-query", "s3cret-password", "pa55word",
+    "s3cret-token", "s3cret-key", "s3cret-query", "s3cret-password", "pa55word", "s3cret-cookie",
+    "s3cret-gitlab",
   ]
 
   static let request = HTTPRequest(
@@ -15,9 +16,17 @@ import Testing
     url: URL(string: "https://ann:pa55word@api.example.com/v1/login?api_key=s3cret-query&page=2")!,
     headers: [
       "Authorization": "Bearer s3cret-token", "X-API-Key": "s3cret-key",
-      "Content-Type": "application/json",
+      "Content-Type": "application/json", "Cookie": "theme=dark; sid=s3cret-cookie",
+      "PRIVATE-TOKEN": "s3cret-gitlab",
     ],
-    body: Data(#"{"user":"ann","password":"s3cret-password"}"#.utf8))
+    body: Data(#"{"user":"ann","password":"s3cret-password"}"#.utf8),
+    redaction: Redaction(headers: ["private-token"]).merging(.default))
+
+  /// An error body that echoes every secret the request carried, in free text as servers do.
+  static let echo = Data(
+    (#"{"password":"s3cret-password","message":"bad token s3cret-token (key s3cret-key, "#
+      + #"cookie s3cret-cookie, gitlab s3cret-gitlab, api_key=s3cret-query, user ann:pa55word)"}"#)
+      .utf8)
 
   static var response: HTTPResponse {
     HTTPResponse(
@@ -26,7 +35,7 @@ import Testing
         "Location": "https://api.example.com/next?token=s3cret-token",
         "Content-Type": "application/json",
       ],
-      body: Data(#"{"password":"s3cret-password"}"#.utf8), url: request.url, request: request)
+      body: echo, url: request.url, request: request)
   }
 
   static func dumped(_ value: Any) -> String {

@@ -75,7 +75,8 @@ import Testing
         _ = files.fileExists(atPath: path, isDirectory: &isFolder)
         entries[name] =
           isFolder.boolValue
-          ? "folder" : (files.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
+          ? "folder"
+          : (files.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
             ?? "special")
       }
     }
@@ -140,7 +141,8 @@ import Testing
     let folder = try TemporaryFolder()
     let destination = folder.appending("video.bin")
     let stub = StubTransport(clock: clock)
-    await stub.on(.get, "/v1/video", .chunks([Data("ab".utf8), Data("cd".utf8)], interval: .seconds(1)))
+    await stub.on(
+      .get, "/v1/video", .chunks([Data("ab".utf8), Data("cd".utf8)], interval: .seconds(1)))
     let download = Task {
       try await client(stub).download(
         Endpoint<Data>(path: "video", decoding: .data), to: destination)

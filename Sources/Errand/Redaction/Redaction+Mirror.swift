@@ -25,7 +25,8 @@ extension HTTPResponse: CustomReflectable {
       self,
       children: [
         "status": status, "headers": shown.headers, "body": Redaction.preview(shown.body),
-        "url": url.map { redaction.redact($0) } as Any, "request": request as Any, "attempts": attempts,
+        "url": url.map { redaction.redact($0) } as Any, "request": request as Any,
+        "attempts": attempts,
         "streamed": bodyStream != nil,
       ], displayStyle: .struct)
   }

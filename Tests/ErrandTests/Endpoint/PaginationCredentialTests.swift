@@ -34,7 +34,8 @@ import Testing
   static func stub(next: String) async -> StubTransport {
     let stub = StubTransport()
     await stub.on(
-      .get, "/v1/dogs", .status(200, body: Data("[]".utf8), headers: ["Link": "<\(next)>; rel=next"]))
+      .get, "/v1/dogs",
+      .status(200, body: Data("[]".utf8), headers: ["Link": "<\(next)>; rel=next"]))
     await stub.on(.any, .status(200, body: Data("[]".utf8)))
     return stub
   }

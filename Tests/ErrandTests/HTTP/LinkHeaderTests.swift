@@ -46,7 +46,8 @@ import Testing
     // Appendix B and the cases that used to fail.
     Case(
       name: "a quoted ; and , do not split",
-      value: #"<https://a.example/back>; title="back; rel=next, <x>"; rel=prev, <https://a.example/2>; rel="next""#,
+      value:
+        #"<https://a.example/back>; title="back; rel=next, <x>"; rel=prev, <https://a.example/2>; rel="next""#,
       links: ["https://a.example/back prev", "https://a.example/2 next"]),
     Case(
       name: "an escaped quote inside a quoted value",

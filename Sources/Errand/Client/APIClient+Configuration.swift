@@ -51,6 +51,15 @@ extension APIClient {
     /// ```
     public var failureDecoding: FailureDecoding?
 
+    /// The longest line a streamed call's ``ResponseStream/lines`` or ``APIClient/jsonLines(_:)``
+    /// holds, and the longest event ``APIClient/events(_:)`` holds, in bytes, before it throws
+    /// ``LineTooLongError``: ``defaultMaximumLineLength`` (1 MiB) unless changed. A stream's total
+    /// length is not limited by it; see ``maximumResponseSize``.
+    public var maximumLineLength: Int = Configuration.defaultMaximumLineLength
+
+    /// The default ``maximumLineLength``: 1 MiB.
+    public static let defaultMaximumLineLength = 1_048_576
+
     /// Which headers, query parameters and body fields are secret; ``Redaction/default`` unless
     /// changed. It decides what is hidden wherever Errand prints a request, a response or an
     /// error, what is scrubbed from an error body that echoes it, and which headers stay behind

@@ -6,8 +6,9 @@ extension APIClient {
   ///
   /// The call goes through the same request building, middleware, timeout and error mapping as
   /// ``send(_:)``; the status is validated before the body is read. An unacceptable status
-  /// throws ``APIError/unacceptableStatus(_:)`` with up to 64 KB of the body. The endpoint's
-  /// decoding is not used.
+  /// throws ``APIError/unacceptableStatus(_:)`` with up to 64 KB of the body, read for no longer
+  /// than the call's timeout or 10 seconds, whichever is shorter. The endpoint's decoding is not
+  /// used.
   ///
   /// ```swift
   /// let stream = try await client.stream(Endpoint<Data>(path: "events", decoding: .data))
@@ -27,30 +28,43 @@ extension APIClient {
     response.bodyStream = nil
     let stream = ResponseStream(
       response: response, request: request, body: body, idleTimeout: request.timeout,
-      clock: configuration.clock)
+      clock: configuration.clock, maximumLineLength: configuration.maximumLineLength)
     guard accepts(response.status, for: endpoint) else {
-      response.body = await stream.prefix(upTo: 64 * 1024)
+      response.body = await stream.prefix(
+        upTo: Self.errorBodyLimit,
+        within: request.timeout.map { min($0, Self.errorBodyTime) } ?? Self.errorBodyTime)
       throw unacceptable(response, for: endpoint)
     }
     return stream
   }
+
+  /// The most of an unacceptable answer's body a streamed call reads for its error: 64 KB.
+  static let errorBodyLimit = 64 * 1024
+  /// The longest a streamed call spends reading an unacceptable answer's body, when the call's
+  /// timeout is not shorter: 10 seconds.
+  static let errorBodyTime = Duration.seconds(10)
 }
 
 extension ResponseStream {
-  /// Up to `maximum` bytes of the body, for an error message; whatever arrived when the body ends,
-  /// fails or stalls. The rest is not read.
-  func prefix(upTo maximum: Int) async -> Data {
-    var collected = Data()
-    do {
-      for try await chunk in self {
-        collected.append(chunk.prefix(maximum - collected.count))
-        if collected.count >= maximum { break }
+  /// Up to `maximum` bytes of the body, for an error message: whatever arrived when the body
+  /// ends, fails or stalls, or when `time` has passed on the stream's clock, however the bytes
+  /// trickle in. The rest is not read.
+  func prefix(upTo maximum: Int, within time: Duration) async -> Data {
+    let collected = Locked(Data())
+    let stream = self
+    _ = try? await withDeadline(time, on: clock) {
+      for try await chunk in stream {
+        let full = collected.withLock { collected in
+          collected.append(chunk.prefix(maximum - collected.count))
+          return collected.count >= maximum
+        }
+        if full { break }
       }
-    } catch {
-      // The error is the status; a body cut short still says what it can.
+      return true
     }
+    // The error is the status; a body cut short still says what it can.
     cancel()
-    return collected
+    return collected.withLock { $0 }
   }
 }
 

@@ -6,15 +6,26 @@ struct LineSplitter {
   /// Whether a `\r` alone ends a line, as Server-Sent Events allow; otherwise lines end at `\n`
   /// or `\r\n`, and other `\r`s are kept.
   var endsAtLoneCarriageReturn = false
+  /// The longest line to hold, in bytes; a longer one throws.
+  let maximumLength: Int
+  /// What a line too long is reported as.
+  let unit: LineTooLongError.Unit
   private var pending: [UInt8] = []
   private var afterCarriageReturn = false
 
-  init(endsAtLoneCarriageReturn: Bool = false) {
+  init(
+    endsAtLoneCarriageReturn: Bool = false, maximumLength: Int = .max,
+    unit: LineTooLongError.Unit = .line
+  ) {
     self.endsAtLoneCarriageReturn = endsAtLoneCarriageReturn
+    self.maximumLength = maximumLength
+    self.unit = unit
   }
 
   /// The lines that `chunk` completes, without their line endings.
-  mutating func push(_ chunk: Data) -> [String] {
+  /// - Throws: ``LineTooLongError`` as soon as an unfinished line is longer than
+  ///   `maximumLength`.
+  mutating func push(_ chunk: Data) throws(LineTooLongError) -> [String] {
     var lines: [String] = []
     for byte in chunk {
       if afterCarriageReturn {
@@ -35,6 +46,10 @@ struct LineSplitter {
         pending.removeAll(keepingCapacity: true)
         afterCarriageReturn = true
       default:
+        guard pending.count < maximumLength else {
+          pending = []
+          throw LineTooLongError(unit: unit, limit: maximumLength)
+        }
         pending.append(byte)
       }
     }

@@ -26,18 +26,25 @@ public struct ResponseStream: AsyncSequence, Sendable {
   public let request: HTTPRequest
   /// The body as it arrives.
   public let body: HTTPBody
+  /// The longest line ``lines`` and ``JSONLines`` hold, and the longest event
+  /// ``ServerSentEvents`` holds, in bytes, before they throw ``LineTooLongError``; the client's
+  /// ``APIClient/Configuration/maximumLineLength`` (1 MiB by default) unless changed here. The
+  /// stream's total length is not limited by it.
+  public var maximumLineLength: Int
   let idleTimeout: Duration?
   let clock: any Clock<Duration>
 
   init(
     response: HTTPResponse, request: HTTPRequest, body: HTTPBody, idleTimeout: Duration?,
-    clock: any Clock<Duration>
+    clock: any Clock<Duration>,
+    maximumLineLength: Int = APIClient.Configuration.defaultMaximumLineLength
   ) {
     self.response = response
     self.request = request
     self.body = body
     self.idleTimeout = idleTimeout
     self.clock = clock
+    self.maximumLineLength = maximumLineLength
   }
 
   /// Stop reading and cancel the request.
@@ -126,19 +133,25 @@ public struct ResponseLines: AsyncSequence, Sendable {
   /// Reads the lines in order.
   public struct AsyncIterator: AsyncIteratorProtocol {
     var chunks: ResponseStream.AsyncIterator
-    var splitter = LineSplitter()
+    var splitter: LineSplitter
     /// Lines split off but not returned yet, last first.
     var ready: [String] = []
     var ended = false
 
     /// The next line, or `nil` after the last.
     /// - Returns: The line.
-    /// - Throws: ``APIError``, as the stream does.
+    /// - Throws: ``APIError``, as the stream does; ``APIError/transport(_:)`` with a
+    ///   ``LineTooLongError`` for a line longer than ``ResponseStream/maximumLineLength``.
     public mutating func next() async throws -> String? {
       while ready.isEmpty {
         if ended { return nil }
         if let chunk = try await chunks.next() {
-          ready = splitter.push(chunk).reversed()
+          do {
+            ready = try splitter.push(chunk).reversed()
+          } catch {
+            chunks.stream.cancel()
+            throw APIError.transport(error)
+          }
         } else {
           ended = true
           if let last = splitter.finish() {
@@ -153,6 +166,8 @@ public struct ResponseLines: AsyncSequence, Sendable {
   /// An iterator over the lines.
   /// - Returns: The iterator.
   public func makeAsyncIterator() -> AsyncIterator {
-    AsyncIterator(chunks: stream.makeAsyncIterator())
+    AsyncIterator(
+      chunks: stream.makeAsyncIterator(),
+      splitter: LineSplitter(maximumLength: stream.maximumLineLength))
   }
 }

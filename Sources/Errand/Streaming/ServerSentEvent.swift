@@ -38,7 +38,8 @@ public struct ServerSentEvent: Sendable, Hashable {
   /// - Returns: The events, in order.
   public static func parse(_ text: String) -> [ServerSentEvent] {
     var parser = ServerSentEventParser()
-    let events = parser.push(Data(text.utf8))
+    // No limit: the whole text is in memory already, so nothing can throw.
+    let events = (try? parser.push(Data(text.utf8))) ?? []
     parser.finish()
     return events
   }
@@ -69,16 +70,34 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// byte order mark is skipped; lines end at `\r\n`, `\n` or `\r`; `:` starts a comment; a blank
 /// line dispatches the event, unless it has no data; an unfinished event at the end is dropped.
 struct ServerSentEventParser {
-  private var splitter = LineSplitter(endsAtLoneCarriageReturn: true)
+  private var splitter: LineSplitter
   private var atStart = true
   private var data = ""
+  /// The UTF-8 length of `data`, kept as it grows.
+  private var dataLength = 0
+  /// The longest event data (and line) to hold, in bytes.
+  private let maximumLength: Int
   private var eventType = ""
   private var lastEventID = ""
   private var retry: Duration?
 
+  init(maximumLength: Int = .max) {
+    self.maximumLength = maximumLength
+    splitter = LineSplitter(
+      endsAtLoneCarriageReturn: true, maximumLength: maximumLength, unit: .event)
+  }
+
   /// The events that `chunk` completes.
-  mutating func push(_ chunk: Data) -> [ServerSentEvent] {
-    splitter.push(chunk).compactMap { process($0) }
+  /// - Throws: ``LineTooLongError`` as soon as a line, or an event's data, is longer than the
+  ///   maximum length.
+  mutating func push(_ chunk: Data) throws(LineTooLongError) -> [ServerSentEvent] {
+    var events: [ServerSentEvent] = []
+    for line in try splitter.push(chunk) {
+      if let event = try process(line) {
+        events.append(event)
+      }
+    }
+    return events
   }
 
   /// Called at the end of the stream: an event without its blank line is not dispatched.
@@ -86,7 +105,7 @@ struct ServerSentEventParser {
     _ = splitter.finish()
   }
 
-  private mutating func process(_ raw: String) -> ServerSentEvent? {
+  private mutating func process(_ raw: String) throws(LineTooLongError) -> ServerSentEvent? {
     var line = Substring(raw)
     if atStart {
       atStart = false
@@ -116,6 +135,12 @@ struct ServerSentEventParser {
     case "event":
       eventType = String(value)
     case "data":
+      dataLength += value.utf8.count + 1
+      guard dataLength <= maximumLength else {
+        data = ""
+        dataLength = 0
+        throw LineTooLongError(unit: .event, limit: maximumLength)
+      }
       data += value + "\n"
     case "id":
       if !value.contains("\0") {
@@ -134,6 +159,7 @@ struct ServerSentEventParser {
   private mutating func dispatch() -> ServerSentEvent? {
     defer {
       data = ""
+      dataLength = 0
       eventType = ""
       retry = nil
     }
@@ -158,19 +184,25 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
   /// Reads the events in order.
   public struct AsyncIterator: AsyncIteratorProtocol {
     var chunks: ResponseStream.AsyncIterator
-    var parser = ServerSentEventParser()
+    var parser: ServerSentEventParser
     var ready: [ServerSentEvent] = []
 
     /// The next event, or `nil` when the stream ends.
     /// - Returns: The event.
-    /// - Throws: ``APIError``, as the stream does.
+    /// - Throws: ``APIError``, as the stream does; ``APIError/transport(_:)`` with a
+    ///   ``LineTooLongError`` for an event longer than ``ResponseStream/maximumLineLength``.
     public mutating func next() async throws -> ServerSentEvent? {
       while ready.isEmpty {
         guard let chunk = try await chunks.next() else {
           parser.finish()
           return nil
         }
-        ready = parser.push(chunk).reversed()
+        do {
+          ready = try parser.push(chunk).reversed()
+        } catch {
+          chunks.stream.cancel()
+          throw APIError.transport(error)
+        }
       }
       return ready.popLast()
     }
@@ -179,6 +211,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
   /// An iterator over the events.
   /// - Returns: The iterator.
   public func makeAsyncIterator() -> AsyncIterator {
-    AsyncIterator(chunks: stream.makeAsyncIterator())
+    AsyncIterator(
+      chunks: stream.makeAsyncIterator(),
+      parser: ServerSentEventParser(maximumLength: stream.maximumLineLength))
   }
 }

@@ -1,0 +1,40 @@
+import Foundation
+
+/// A line of a streamed body (``ResponseStream/lines``, ``JSONLines``), or an event of a
+/// Server-Sent Events stream, that grew past ``ResponseStream/maximumLineLength`` before it
+/// ended. Iteration throws it as ``APIError/transport(_:)`` and cancels the request: a server
+/// that never sends a line ending cannot fill the app's memory.
+///
+/// ```swift
+/// if let tooLong = error.underlyingError as? LineTooLongError { print(tooLong.limit) }
+/// ```
+public struct LineTooLongError: Error, LocalizedError, Hashable {
+  /// What grew too long.
+  public enum Unit: String, Sendable, Hashable {
+    /// A line of ``ResponseStream/lines`` or ``JSONLines``.
+    case line
+    /// The data of one Server-Sent Event (its `data` lines together), or one of its lines.
+    case event
+  }
+
+  /// What grew too long.
+  public var unit: Unit
+  /// The limit it crossed, in bytes.
+  public var limit: Int
+
+  /// Create the error.
+  /// - Parameters:
+  ///   - unit: What grew too long.
+  ///   - limit: The limit it crossed, in bytes.
+  public init(unit: Unit, limit: Int) {
+    self.unit = unit
+    self.limit = limit
+  }
+
+  /// What happened, and how to allow more.
+  public var errorDescription: String? {
+    "a \(unit.rawValue) of the stream grew past \(limit) bytes without ending; set "
+      + "ResponseStream.maximumLineLength (or APIClient.Configuration.maximumLineLength) to read "
+      + "longer ones."
+  }
+}

@@ -132,11 +132,7 @@
         setString(CurlOption.customRequest, request.method.rawValue)
       }
       if let file = request.bodyFile {
-        let size =
-          (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
-        guard let size, let handle = fopen(file.path, "rb") else {
-          throw URLError(.cannotOpenFile, userInfo: [NSURLErrorFailingURLErrorKey: file])
-        }
+        let (handle, size) = try Self.openRegularFile(file)
         // The `FILE*` is read by libcurl's default read callback; closed in `cleanUp()`, after
         // the handle that reads it is freed.
         uploadFile = handle
@@ -389,5 +385,28 @@
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     transfer.sent(uploaded, of: uploadTotal)
     return 0
+  }
+#endif
+
+#if os(Linux)
+  extension CurlTransfer {
+    /// Open a body file for reading without ever blocking: `O_NONBLOCK`, so that a path swapped
+    /// for a named pipe since the request was checked fails here instead of waiting for a writer,
+    /// then `fstat` on what was opened, which must be a regular file.
+    /// - Returns: The stream to read, and the file's size.
+    static func openRegularFile(_ file: URL) throws -> (UnsafeMutablePointer<FILE>, Int) {
+      let failure = URLError(.cannotOpenFile, userInfo: [NSURLErrorFailingURLErrorKey: file])
+      let descriptor = open(file.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+      guard descriptor >= 0 else { throw failure }
+      var info = stat()
+      guard fstat(descriptor, &info) == 0, FileKind(mode: info.st_mode) == .regular,
+        fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) == 0,
+        let handle = fdopen(descriptor, "rb")
+      else {
+        close(descriptor)
+        throw failure
+      }
+      return (handle, Int(info.st_size))
+    }
   }
 #endif

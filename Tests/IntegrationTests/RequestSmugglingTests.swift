@@ -5,6 +5,12 @@ import LoopbackServer
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Every transport checks every request it sends, whoever built it: a middleware or a direct
 /// `send` cannot inject a header, smuggle a second request through the method, or set the headers
 /// that frame the message.
@@ -89,6 +95,51 @@ import Testing
     let fine = HTTPRequest(url: server.url("/after"))
     #expect(try await transport.send(fine).status == 200)
     #expect(server.requests.map(\.path) == ["/after"])
+  }
+
+  /// Body files that are not regular files, made inside `folder`: none may be opened (a pipe
+  /// would block the transport, a device never end) or sent as an empty body.
+  enum HostileFile: String, CaseIterable, CustomTestStringConvertible {
+    case namedPipe = "a named pipe"
+    case device = "a link to /dev/zero"
+    case folder = "a folder"
+    case missing = "a missing file"
+    var testDescription: String { rawValue }
+
+    func make(in folder: TemporaryFolder) throws -> (URL, String) {
+      let path = folder.appending("body").path
+      switch self {
+      case .namedPipe:
+        try #require(mkfifo(path, 0o600) == 0)
+        return (URL(fileURLWithPath: path), "is a named pipe (FIFO), not a regular file")
+      case .device:
+        try FileManager.default.createSymbolicLink(
+          atPath: path, withDestinationPath: "/dev/zero")
+        return (URL(fileURLWithPath: path), "is a device, not a regular file")
+      case .folder:
+        try FileManager.default.createDirectory(
+          atPath: path, withIntermediateDirectories: false)
+        return (URL(fileURLWithPath: path), "is a folder, not a regular file")
+      case .missing:
+        return (URL(fileURLWithPath: path), "does not exist")
+      }
+    }
+  }
+
+  @Test(arguments: Sender.allCases, HostileFile.allCases)
+  func aBodyFileThatIsNotARegularFileIsRefusedBeforeSending(
+    sender: Sender, file: HostileFile
+  ) async throws {
+    let folder = try TemporaryFolder()
+    let (url, reason) = try file.make(in: folder)
+    let server = try LoopbackServer { _ in ScriptedResponse(status: 200) }
+    defer { server.stop() }
+    let request = HTTPRequest(method: .put, url: server.url("/upload"), bodyFile: url)
+    let error = await #expect(throws: APIError.self) {
+      _ = try await sender.make().send(request)
+    }
+    #expect(error?.invalidRequestReason?.contains("the body file \(url.path) \(reason)") == true)
+    #expect(server.requests.isEmpty)
   }
 
   /// A middleware that writes a header of its own, as a signing or tracing middleware does.

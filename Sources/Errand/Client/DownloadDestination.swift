@@ -36,7 +36,7 @@ struct DownloadDestination: Sendable {
     guard !path.hasSuffix("/"), !url.hasDirectoryPath else {
       throw Self.refused(path, "names a folder, not a file")
     }
-    guard Self.kind(atPath: folder.path, following: true) == .directory else {
+    guard FileKind(atPath: folder.path, following: true) == .directory else {
       throw Self.refused(path, "is in a folder that does not exist")
     }
   }
@@ -45,10 +45,10 @@ struct DownloadDestination: Sendable {
   /// a folder or a special file.
   func checkReplaceable() throws(APIError) {
     let path = url.path
-    switch Self.kind(atPath: path, following: false) {
+    switch FileKind(atPath: path, following: false) {
     case .missing, .regular: return
     case .symbolicLink:
-      switch Self.kind(atPath: path, following: true) {
+      switch FileKind(atPath: path, following: true) {
       case .missing, .regular: return
       case let target: throw Self.refused(path, "is a symbolic link to \(target.description)")
       }
@@ -77,39 +77,5 @@ struct DownloadDestination: Sendable {
     .invalidRequest(
       "the download destination \(path) \(problem); Errand only writes a new file or replaces a "
         + "regular file, and touched nothing.")
-  }
-
-  enum Kind: Equatable {
-    case missing, regular, directory, symbolicLink, characterDevice, blockDevice, fifo, socket
-    case other
-
-    var description: String {
-      switch self {
-      case .missing: "nothing"
-      case .regular: "a file"
-      case .directory: "a folder"
-      case .symbolicLink: "a symbolic link"
-      case .characterDevice, .blockDevice: "a device"
-      case .fifo: "a named pipe (FIFO)"
-      case .socket: "a socket"
-      case .other: "not a regular file"
-      }
-    }
-  }
-
-  static func kind(atPath path: String, following: Bool) -> Kind {
-    var info = stat()
-    let result = following ? stat(path, &info) : lstat(path, &info)
-    guard result == 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .other }
-    switch info.st_mode & S_IFMT {
-    case S_IFREG: return .regular
-    case S_IFDIR: return .directory
-    case S_IFLNK: return .symbolicLink
-    case S_IFCHR: return .characterDevice
-    case S_IFBLK: return .blockDevice
-    case S_IFIFO: return .fifo
-    case S_IFSOCK: return .socket
-    default: return .other
-    }
   }
 }

@@ -76,7 +76,9 @@ public struct RequestBody: Sendable {
   /// Endpoint<Receipt>(method: .post, path: "logs", body: .file(bundleURL, contentType: "application/zip"))
   /// ```
   /// Building the request fails with ``APIError/invalidRequest(_:)`` when the file does not exist
-  /// or is not a regular file.
+  /// or is not a regular file: a named pipe, a device such as `/dev/zero` or a folder is refused
+  /// before anything is opened (a pipe would block, a device never end), and every transport
+  /// checks again before it sends.
   /// - Parameters:
   ///   - url: The file.
   ///   - contentType: The `Content-Type` to send.
@@ -85,12 +87,8 @@ public struct RequestBody: Sendable {
     -> RequestBody
   {
     RequestBody { _ in
-      var isDirectory: ObjCBool = false
-      guard url.isFileURL,
-        FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-        !isDirectory.boolValue
-      else {
-        throw APIError.invalidRequest("the body file \(url.path) does not exist or is not a file.")
+      if let problem = HTTPRequest.bodyFileProblem(url) {
+        throw APIError.invalidRequest(problem)
       }
       return Encoded(data: Data(), contentType: contentType, file: url)
     }

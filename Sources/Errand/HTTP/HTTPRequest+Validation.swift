@@ -11,8 +11,8 @@ extension HTTPRequest {
 
   /// Why this request cannot go on the wire, or `nil` when it can: the method must be an RFC 9110
   /// token, the URL `http` or `https` with a host, header names tokens, header values free of
-  /// control characters other than tab, and framing headers (``framingHeaderNames``) are left to
-  /// the transport.
+  /// control characters other than tab, a ``bodyFile`` a regular file (not a named pipe, a device
+  /// or a folder), and framing headers (``framingHeaderNames``) are left to the transport.
   public var validationProblem: String? {
     if let problem = method.validationProblem {
       return problem
@@ -28,6 +28,9 @@ extension HTTPRequest {
     if let problem = headers.validationProblem {
       return problem
     }
+    if let bodyFile, let problem = Self.bodyFileProblem(bodyFile) {
+      return problem
+    }
     if let framing = headers.fields.first(where: {
       Self.framingHeaderNames.contains($0.name.lowercased())
     }) {
@@ -35,6 +38,21 @@ extension HTTPRequest {
         + "from the URL and the body; remove it."
     }
     return nil
+  }
+
+  /// Why `url` cannot be a body file, or `nil` when it is a regular file (or a link to one),
+  /// found without opening it.
+  static func bodyFileProblem(_ url: URL) -> String? {
+    guard url.isFileURL else {
+      return "the body file \(url.absoluteString) is not a file URL."
+    }
+    switch FileKind(atPath: url.path, following: true) {
+    case .regular: return nil
+    case .missing: return "the body file \(url.path) does not exist or is not a file."
+    case let kind:
+      return "the body file \(url.path) is \(kind.description), not a regular file; Errand uploads "
+        + "regular files only."
+    }
   }
 
   /// Throw unless the request can go on the wire (see ``validationProblem``).

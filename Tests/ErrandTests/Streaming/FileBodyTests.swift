@@ -24,15 +24,18 @@ import Testing
     #expect(reports.withLock { $0 } == [TransferProgress(completedBytes: 9, expectedBytes: 9)])
   }
 
-  @Test(arguments: ["/no/such/file.zip", "/tmp"])
-  func aMissingFileIsAnInvalidRequest(path: String) throws {
+  @Test(arguments: [
+    ("/no/such/file.zip", "does not exist"), ("/tmp", "is a folder, not a regular file"),
+    ("/dev/zero", "is a device, not a regular file"),
+  ])
+  func aFileThatIsNotARegularFileIsAnInvalidRequest(path: String, problem: String) throws {
     let endpoint = Endpoint<Void>(
       method: .post, path: "logs", body: .file(URL(fileURLWithPath: path)))
     let error = try #require(throws: APIError.self) {
       try makeClient().makeRequest(for: endpoint)
     }
     #expect(error.kind == .invalidRequest)
-    #expect(error.invalidRequestReason?.contains("the body file \(path) does not exist") == true)
+    #expect(error.invalidRequestReason?.contains("the body file \(path) \(problem)") == true)
   }
 
   @Test func aDownloadFromAStubStreamRunsOnItsClock() async throws {

@@ -67,7 +67,8 @@ import Testing
       #expect(lines == [line, "end"])
     } catch let error as APIError {
       #expect(length > 1000)
-      #expect(error.underlyingError as? LineTooLongError == LineTooLongError(unit: .line, limit: 1000))
+      #expect(
+        error.underlyingError as? LineTooLongError == LineTooLongError(unit: .line, limit: 1000))
     }
   }
 

@@ -15,15 +15,35 @@ struct Connection {
   private static let readTimeout: Duration = .seconds(30)
 
   func run() {
-    // Bytes the client sent beyond the request just read: the start of its next one.
-    var pending = [UInt8]()
-    while let request = readRequest(&pending) {
-      state.change(\.waiters) { $0.requests.append(request) }
-      let script = handler(request)
-      guard play(script, for: request) else { return }
-      guard script.keepsConnectionOpen else { break }
+    // What the client sent and the server has not read as a request yet.
+    var buffer = [UInt8]()
+    var continued = false
+    while true {
+      switch RequestParser.parse(buffer, connection: number) {
+      case .incomplete(let expectsContinue):
+        if expectsContinue, !continued {
+          continued = true
+          _ = Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        }
+        guard let more = readMore() else { return Socket.release(fd) }
+        buffer += more
+      case .malformed(let reason):
+        state.change(\.waiters) { $0.malformedRequests.append(reason) }
+        let body = Array("\(reason)\n".utf8)
+        let head =
+          "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
+          + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        _ = Socket.sendAll(fd, Array(head.utf8) + body)
+        return Socket.release(fd)
+      case .complete(let request, let consumed):
+        buffer.removeFirst(consumed)
+        continued = false
+        state.change(\.waiters) { $0.requests.append(request) }
+        let script = handler(request)
+        guard play(script, for: request) else { return }
+        guard script.keepsConnectionOpen else { return Socket.release(fd) }
+      }
     }
-    Socket.release(fd)
   }
 
   /// Send the script; `true` when the socket is still open and should be closed normally.
@@ -139,79 +159,6 @@ struct Connection {
   }
 
   // MARK: Reading
-
-  private func readRequest(_ pending: inout [UInt8]) -> RecordedRequest? {
-    var buffer = pending
-    pending = []
-    let separator: [UInt8] = Array("\r\n\r\n".utf8)
-    var headEnd = buffer.firstRange(of: separator)?.lowerBound
-    while headEnd == nil {
-      guard let more = readMore() else { return nil }
-      buffer += more
-      headEnd = buffer.firstRange(of: separator)?.lowerBound
-    }
-    guard let headEnd, let head = String(bytes: buffer[..<headEnd], encoding: .utf8) else {
-      return nil
-    }
-    var rest = Array(buffer[(headEnd + 4)...])
-    var lines = head.components(separatedBy: "\r\n")
-    let requestLine = lines.removeFirst().split(separator: " ", maxSplits: 2).map(String.init)
-    guard requestLine.count == 3 else { return nil }
-    var headers = HTTPHeaders()
-    for line in lines {
-      guard let colon = line.firstIndex(of: ":") else { continue }
-      headers.add(
-        String(line[..<colon]),
-        line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-    }
-    if headers["Expect"]?.lowercased() == "100-continue" {
-      _ = Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-    }
-    let body: Data
-    if headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {
-      guard let chunked = readChunkedBody(&rest) else { return nil }
-      body = chunked
-      pending = rest
-    } else {
-      let length = headers["Content-Length"].flatMap(Int.init) ?? 0
-      while rest.count < length {
-        guard let more = readMore() else { return nil }
-        rest += more
-      }
-      body = Data(rest.prefix(length))
-      pending = Array(rest.dropFirst(length))
-    }
-    return RecordedRequest(
-      method: requestLine[0], target: requestLine[1], headers: headers, body: body,
-      connection: number)
-  }
-
-  /// The de-chunked body; leaves in `buffer` what follows the last chunk.
-  private func readChunkedBody(_ buffer: inout [UInt8]) -> Data? {
-    var body = Data()
-    while true {
-      while buffer.firstRange(of: Array("\r\n".utf8)) == nil {
-        guard let more = readMore() else { return nil }
-        buffer += more
-      }
-      guard let lineEnd = buffer.firstRange(of: Array("\r\n".utf8))?.lowerBound,
-        let sizeText = String(bytes: buffer[..<lineEnd], encoding: .utf8),
-        let size = Int(
-          sizeText.split(separator: ";")[0].trimmingCharacters(in: .whitespaces), radix: 16)
-      else { return nil }
-      buffer.removeFirst(lineEnd + 2)
-      while buffer.count < size + 2 {
-        guard let more = readMore() else { return nil }
-        buffer += more
-      }
-      if size == 0 {
-        buffer.removeFirst(2)  // the empty line after the last chunk (no trailers are sent)
-        return body
-      }
-      body.append(contentsOf: buffer[..<size])
-      buffer.removeFirst(size + 2)
-    }
-  }
 
   /// The next bytes from the client, or `nil` at end of stream, on timeout or when stopped.
   private func readMore() -> [UInt8]? {

@@ -36,6 +36,7 @@ public final class LoopbackServer: Sendable {
     var stopped = false
     var requests: [RecordedRequest] = []
     var earlyDisconnects: [ContinuousClock.Instant] = []
+    var malformedRequests: [String] = []
     var taken = 0
     var connections = 0
     /// Tasks in a `wait…` method, each resumed when its condition holds.
@@ -125,6 +126,14 @@ public final class LoopbackServer: Sendable {
   /// Every request received so far, in order of arrival.
   public var requests: [RecordedRequest] {
     state.withLock { $0.requests }
+  }
+
+  /// Why each request the server could not read was refused, in order: a request it cannot
+  /// frame for certain (a chunk size or `Content-Length` that is empty, negative or too large, both
+  /// `Transfer-Encoding` and `Content-Length`, a head longer than 64 KB) is answered
+  /// `400 Bad Request`, its connection closed, and the server goes on serving others.
+  public var malformedRequests: [String] {
+    state.withLock { $0.malformedRequests }
   }
 
   /// How many clients closed their connection before the response was complete.

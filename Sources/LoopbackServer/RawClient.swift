@@ -20,6 +20,7 @@ package enum RawClient {
   ///   - port: The server's port.
   ///   - timeout: The longest to wait for the server to close.
   /// - Returns: What the server sent.
+  /// - Throws: The socket call that failed, when no connection could be made.
   package static func exchange(
     _ bytes: [UInt8], port: UInt16, timeout: Duration = .seconds(60)
   ) throws -> [UInt8] {

@@ -152,7 +152,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     let canonical = expected?.canonicalJSON
     let text = expected.flatMap { String(data: $0, encoding: .utf8) } ?? "an unencodable value"
     return RequestMatcher(
-      "JSON body \(text)", hint: (nil, nil),
+      "JSON body \(DiagnosticText.cut(text))", hint: (nil, nil),
       sentInstead: { request in
         guard let expected else { return "JSON body: the expected value does not encode" }
         let lines = JSONDiff.differences(expected: expected, actual: request.body ?? Data())

@@ -378,19 +378,18 @@ public actor StubTransport: Transport {
   /// Routes ranked by how close they come to the request (method, then shared path segments),
   /// each with the clauses the request failed.
   private func closestRoutes(to request: HTTPRequest, limit: Int = 3) -> [String] {
-    let scored = routes.enumerated().map {
-      offset, route -> (score: Double, offset: Int, text: String) in
+    let scored = routes.enumerated().map { offset, route -> (score: Double, offset: Int) in
       let hint = route.matcher.hint
       let methodScore = hint.method.map { $0 == request.method ? 0.5 : 0 } ?? 0.25
       let pathScore = hint.path.map { PathTemplate.similarity($0, request.url.path) } ?? 0
-      let misses = route.matcher.mismatches(request).map { "\n    - \($0)" }.joined()
-      return (
-        methodScore + pathScore, offset,
-        "\(route.matcher) (registered at \(route.location.short))\(misses)"
-      )
+      return (methodScore + pathScore, offset)
     }
-    return scored.sorted { ($0.score, -$0.offset) > ($1.score, -$1.offset) }.prefix(limit).map(
-      \.text)
+    // Only the routes shown are asked why they did not match: a JSON difference is not free.
+    return scored.sorted { ($0.score, -$0.offset) > ($1.score, -$1.offset) }.prefix(limit).map {
+      let route = routes[$0.offset]
+      let misses = route.matcher.mismatches(request).map { "\n    - \($0)" }.joined()
+      return "\(route.matcher) (registered at \(route.location.short))\(misses)"
+    }
   }
 }
 

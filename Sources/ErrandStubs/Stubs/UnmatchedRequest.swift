@@ -17,14 +17,18 @@ public struct UnmatchedRequest: Error, CustomStringConvertible, LocalizedError {
     self.closestRoutes = closestRoutes
   }
 
-  /// Names the request and lists the closest routes, with secrets hidden by
-  /// `Redaction.default`.
+  /// Names the request and lists the closest routes, with secrets hidden by the request's
+  /// `redaction`; long values, many headers and long differences are cut, so the report stays a
+  /// few kilobytes whatever the request.
   public var description: String {
-    let shown = Redaction.default.redact(request)
-    var lines = ["StubTransport has no route for \(request)"]
+    let shown = request.redaction.redact(request)
+    var lines = [
+      "StubTransport has no route for \(DiagnosticText.cut(request.description, to: 500))"
+    ]
     if !shown.headers.isEmpty {
       lines.append("headers:")
-      lines += shown.headers.fields.map { "  \($0)" }
+      lines += DiagnosticText.list(
+        shown.headers.fields.map { "  \(DiagnosticText.cut($0.description))" }, noun: "headers")
     }
     if let body = shown.body, !body.isEmpty {
       let text = String(data: body.prefix(200), encoding: .utf8) ?? "\(body.count) bytes"
@@ -34,7 +38,7 @@ public struct UnmatchedRequest: Error, CustomStringConvertible, LocalizedError {
       lines.append("no routes are registered")
     } else {
       lines.append("closest routes:")
-      lines += closestRoutes.map { "  \($0)" }
+      lines += closestRoutes.map { "  \(DiagnosticText.cut($0, to: 8_000))" }
     }
     return lines.joined(separator: "\n")
   }

@@ -4,6 +4,9 @@ import Foundation
 /// The differences between two JSON documents, as lines a person can read: key order does not
 /// matter, numbers compare by value (`1.50` equals `1.5`), and each difference names its path.
 enum JSONDiff {
+  /// The most difference lines reported; the rest are counted in a last line.
+  static let maximumLines = DiagnosticText.maximumItems
+
   static func differences(expected: Data, actual: Data) -> [String] {
     let wanted: JSONValue
     do {
@@ -15,28 +18,55 @@ enum JSONDiff {
       let text = String(decoding: actual.prefix(200), as: UTF8.self)
       return ["the body is not JSON: \(text.isEmpty ? "(empty)" : text)"]
     }
-    var lines: [String] = []
+    var lines = Lines()
     compare(wanted, sent, at: "$", into: &lines)
-    return lines
+    return lines.report
+  }
+
+  /// Difference lines, kept to ``maximumLines``; the others are only counted.
+  struct Lines {
+    var kept: [String] = []
+    var dropped = 0
+
+    mutating func append(_ line: @autoclosure () -> String) {
+      if kept.count < JSONDiff.maximumLines {
+        kept.append(DiagnosticText.cut(line(), to: 2 * DiagnosticText.maximumValue + 100))
+      } else {
+        dropped += 1
+      }
+    }
+
+    var report: [String] {
+      dropped == 0 ? kept : kept + ["… and \(dropped) more differences"]
+    }
+  }
+
+  /// A value as a line quotes it: compact JSON, cut to a few hundred characters.
+  private static func quoted(_ value: JSONValue) -> String {
+    DiagnosticText.cut(value.compact)
   }
 
   private static func compare(
-    _ expected: JSONValue, _ actual: JSONValue, at path: String, into lines: inout [String]
+    _ expected: JSONValue, _ actual: JSONValue, at path: String, into lines: inout Lines
   ) {
-    guard lines.count < 50 else { return }
     switch (expected, actual) {
     case (.object(let wanted), .object(let sent)):
       // By key, so that the lines come in the same order whatever order either side used.
+      var sentByKey: [String: JSONValue] = [:]
+      for member in sent where sentByKey[member.key] == nil {
+        sentByKey[member.key] = member.value
+      }
+      var wantedKeys: Set<String> = []
       for member in wanted.sorted(by: { $0.key < $1.key }) {
-        if let other = sent.first(where: { $0.key == member.key }) {
-          compare(member.value, other.value, at: "\(path).\(member.key)", into: &lines)
+        wantedKeys.insert(member.key)
+        if let other = sentByKey[member.key] {
+          compare(member.value, other, at: "\(path).\(member.key)", into: &lines)
         } else {
-          lines.append("\(path).\(member.key): missing (expected \(member.value.compact))")
+          lines.append("\(path).\(member.key): missing (expected \(quoted(member.value)))")
         }
       }
-      for member in sent.sorted(by: { $0.key < $1.key })
-      where !wanted.contains(where: { $0.key == member.key }) {
-        lines.append("\(path).\(member.key): not expected (sent \(member.value.compact))")
+      for member in sent.sorted(by: { $0.key < $1.key }) where !wantedKeys.contains(member.key) {
+        lines.append("\(path).\(member.key): not expected (sent \(quoted(member.value)))")
       }
     case (.array(let wanted), .array(let sent)):
       for (index, pair) in zip(wanted, sent).enumerated() {
@@ -51,7 +81,7 @@ enum JSONDiff {
       }
     default:
       if expected != actual {
-        lines.append("\(path): expected \(expected.compact), sent \(actual.compact)")
+        lines.append("\(path): expected \(quoted(expected)), sent \(quoted(actual))")
       }
     }
   }

@@ -47,6 +47,26 @@ import Testing
       ])
   }
 
+  @Test func aReportStaysSmallWhateverTheRequest() async throws {
+    let stub = StubTransport()
+    let huge = String(repeating: "v", count: 100_000)
+    await stub.on(.method(.post) && .path("/v1/dogs") && .jsonBody(["name": huge]), .status(201))
+    var body: [String: String] = ["name": "Rex"]
+    for index in 0..<2_010 { body["extra\(index)"] = huge.prefix(100).description }
+    var headers = HTTPHeaders()
+    for index in 0..<2_000 { headers.add("X-Many-\(index)", String(huge.prefix(300))) }
+    let request = HTTPRequest(
+      method: .post, url: URL(string: "https://api.example.com/v1/dogs?q=\(huge)")!,
+      headers: headers, body: try JSONEncoder().encode(body))
+    let error = await #expect(throws: UnmatchedRequest.self) { _ = try await stub.send(request) }
+    let text = error?.description ?? ""
+    #expect(text.utf8.count < 32_000, "\(text.utf8.count) bytes")
+    #expect(text.split(separator: "\n").count < 170, "\(text.split(separator: "\n").count) lines")
+    #expect(text.contains("… and 1950 more headers"), "\(text.suffix(2_000))")
+    #expect(text.contains("more differences"), "\(text.suffix(2_000))")
+    #expect(text.contains("$.name: expected \"vvvv"), "\(text.suffix(2_000))")
+  }
+
   @Test func decodingABodylessRequestSaysSo() throws {
     let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/dogs")!)
     let error = try #require(throws: DecodingError.self) { try request.decodeBody(as: NewDog.self) }

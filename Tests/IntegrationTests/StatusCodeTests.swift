@@ -108,4 +108,26 @@ import Testing
     let endpoint = Endpoint<Dog>(path: "dogs/1").accepting(200..<500)
     #expect(try await liveClient(server.baseURL).send(endpoint) == Dog(name: "Rex"))
   }
+
+  /// A redirect status without `Location` is the answer. CurlTransport delivers its body; on
+  /// Linux URLSession keeps the body of every 301–308 aside for a redirect it then never makes,
+  /// so URLSessionTransport can only deliver the status and headers there (pinned here, and
+  /// documented on `URLSessionTransport`). Apple's URLSession delivers the body.
+  @Test(arguments: [301, 302, 303, 307, 308], TransportKind.allCases)
+  func aRedirectWithoutLocationIsTheAnswer(status: Int, _ transport: TransportKind) async throws {
+    let server = try LoopbackServer { _ in
+      ScriptedResponse(status: status, body: Data("moved, but where?".utf8))
+    }
+    defer { server.stop() }
+    let response = try await transport.make().send(HTTPRequest(url: server.url("/x")))
+    #expect(response.status == status)
+    #expect(response.headers["Content-Length"] == "17")
+    #if canImport(FoundationNetworking)
+      let delivered = transport == .urlSession ? Data() : Data("moved, but where?".utf8)
+    #else
+      let delivered = Data("moved, but where?".utf8)
+    #endif
+    #expect(response.body == delivered)
+    #expect(server.requests.count == 1)
+  }
 }

@@ -12,18 +12,22 @@ import Foundation
 ///
 /// Created from a configuration (the default is ``defaultConfiguration()``), it owns its session
 /// and a session-level delegate that follows same-origin redirects, strips `Authorization`,
-/// `Proxy-Authorization`, `Cookie` and every header `Redaction.default` hides (API keys, auth
-/// tokens) before following a redirect to another scheme, host or port (unless the host is one of
-/// the `trustedRedirectHosts`), never turns a user and password in a `Location` into
-/// credentials, refuses a redirect from HTTPS to HTTP with ``InsecureRedirectError`` and a
-/// `Location` that is not `http` or `https` with ``RefusedRedirectError``, sends a request with a
-/// body again itself after a `307`/`308` within its origin or to a trusted host (URLSession on
-/// Linux would repeat it without the body) and refuses one to any other origin, rejects a
-/// response with conflicting `Content-Length` headers, and returns a `401` as a response (on
-/// Linux, URLSession would otherwise wait forever for a credential).
+/// `Proxy-Authorization`, `Cookie` and every header the request's ``HTTPRequest/redaction`` hides
+/// (API keys, auth tokens, the app's own secret headers) before following a redirect to another
+/// scheme, host or port (unless the host is one of the `trustedRedirectHosts`), never turns a
+/// user and password in a `Location` into credentials, refuses a redirect from HTTPS to HTTP with
+/// ``InsecureRedirectError`` and a `Location` that is not `http` or `https` with
+/// ``RefusedRedirectError``, sends a request with a body again itself after a redirect that keeps
+/// the method (`307`/`308`, and `301`/`302` of anything but `POST`) within its origin or to a
+/// trusted host (URLSession on Linux would repeat it without the body) and refuses one to any
+/// other origin, rejects a response with conflicting `Content-Length` headers, and returns a
+/// `401` as a response (on Linux, URLSession would otherwise wait forever for a credential).
+/// Every request is checked with ``HTTPRequest/validate()`` before anything is sent.
 ///
-/// On Linux, a `3xx` answer without a `Location` reaches Errand without its body: URLSession
-/// keeps the body of redirect statuses to itself.
+/// On Linux, a `301`–`308` answer without a `Location` reaches Errand without its body (its
+/// status and headers arrive): FoundationNetworking sets the body of a redirect status aside for
+/// a redirect it then never makes, and gives a delegate no way to get it. `CurlTransport`
+/// delivers it; so does URLSession on Apple platforms.
 ///
 /// Created from your own `URLSession`, the session's own delegate decides redirects and
 /// challenges; on Linux prefer ``init(configuration:trustedRedirectHosts:)``.

@@ -64,16 +64,20 @@ import Testing
 
   /// Errand's transports and the stub, which refuses the same requests.
   enum Sender: String, CaseIterable, CustomTestStringConvertible {
-    case urlSession, stub
+    case urlSession, stub, cassette
     #if os(Linux)
       case curl
     #endif
     var testDescription: String { rawValue }
 
-    func make() -> any Transport {
+    /// A transport of this kind; a cassette records into `folder`.
+    func make(in folder: TemporaryFolder) -> any Transport {
       switch self {
       case .urlSession: TransportKind.urlSession.make()
       case .stub: StubTransport(passthrough: URLSessionTransport())
+      case .cassette:
+        CassetteTransport(
+          url: folder.appending("cassette.json"), mode: .all, upstream: URLSessionTransport())
       #if os(Linux)
         case .curl: TransportKind.curl.make()
       #endif
@@ -85,7 +89,8 @@ import Testing
   func aTransportRefusesWhatCouldSmuggleARequest(sender: Sender, hostile: Hostile) async throws {
     let server = try LoopbackServer { _ in ScriptedResponse(status: 200) }
     defer { server.stop() }
-    let transport = sender.make()
+    let folder = try TemporaryFolder()
+    let transport = sender.make(in: folder)
     let request = hostile.request(to: server.baseURL)
     let error = await #expect(throws: APIError.self) { _ = try await transport.send(request) }
     #expect(error?.kind == .invalidRequest)
@@ -136,7 +141,7 @@ import Testing
     defer { server.stop() }
     let request = HTTPRequest(method: .put, url: server.url("/upload"), bodyFile: url)
     let error = await #expect(throws: APIError.self) {
-      _ = try await sender.make().send(request)
+      _ = try await sender.make(in: folder).send(request)
     }
     #expect(error?.invalidRequestReason?.contains("the body file \(url.path) \(reason)") == true)
     #expect(server.requests.isEmpty)

@@ -103,8 +103,10 @@ public actor CassetteTransport: Transport {
   /// - Parameter request: The request.
   /// - Returns: The recorded or fresh response.
   /// - Throws: ``CassetteError`` for a missing, invalid or unmatched cassette; the upstream's
-  ///   errors, which are not recorded.
+  ///   errors, which are not recorded; `APIError.invalidRequest` for a request that fails
+  ///   `HTTPRequest.validate()`.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try request.validate()  // as every transport does, replaying or recording
     let request = try request.readingBodyFile()
     if let recorded = try played(request) {
       return recorded.response
@@ -123,6 +125,7 @@ public actor CassetteTransport: Transport {
   /// - Returns: The head, with its body in `bodyStream`.
   /// - Throws: What ``send(_:)`` throws.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try request.validate()  // as every transport does, replaying or recording
     let request = try request.readingBodyFile()
     if let recorded = try played(request) {
       var head = recorded.response

@@ -160,7 +160,8 @@ public actor StubTransport: Transport {
   /// - Parameter request: The request.
   /// - Returns: The answer, with the request's URL as its URL unless it has one.
   /// - Throws: The answer's error, `CancellationError` when the task is cancelled while the
-  ///   answer waits, or ``UnmatchedRequest``.
+  ///   answer waits, or ``UnmatchedRequest``; `APIError.invalidRequest` for a request that fails
+  ///   `HTTPRequest.validate()`, as Errand's own transports do.
   public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await exchange(request, streams: false, deadline: nil)
   }

@@ -31,6 +31,7 @@ package enum RawClient {
     #endif
     guard fd >= 0 else { throw Socket.Failure(call: "socket", code: errno) }
     defer { close(fd) }
+    Socket.noSigPipe(fd)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian

@@ -139,10 +139,10 @@ enum Socket {
   // (MSG_NOSIGNAL); Darwin has no such flag and asks per socket (SO_NOSIGPIPE).
   #if os(Linux) || os(Android)
     private static let sendFlags = Int32(MSG_NOSIGNAL)
-    private static func noSigPipe(_ fd: Int32) {}
+    static func noSigPipe(_ fd: Int32) {}
   #else
     private static let sendFlags: Int32 = 0
-    private static func noSigPipe(_ fd: Int32) {
+    static func noSigPipe(_ fd: Int32) {
       var on: Int32 = 1
       setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
     }

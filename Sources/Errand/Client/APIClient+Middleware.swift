@@ -25,7 +25,9 @@ extension APIClient {
     var response: HTTPResponse
     do {
       response = try await RequestContext.$current.withValue(context) {
-        try await send(request, through: chain[...], deadline: deadline)
+        try await send(
+          request, through: chain[...], deadline: deadline,
+          withholding: endpoint.withholdsSecrets ? configuration.redaction : nil)
       }
     } catch {
       throw APIError(transportError: error, request: request)
@@ -35,15 +37,22 @@ extension APIClient {
     return response
   }
 
-  /// Send a request through the middleware chain, outermost first, then the transport.
+  /// Send a request through the middleware chain, outermost first, then the transport; with
+  /// `withholding`, the headers it hides are removed after the last middleware.
   nonisolated func send(
-    _ request: HTTPRequest, through chain: ArraySlice<any Middleware>, deadline: RequestDeadline?
+    _ request: HTTPRequest, through chain: ArraySlice<any Middleware>, deadline: RequestDeadline?,
+    withholding secrets: Redaction? = nil
   ) async throws -> HTTPResponse {
     guard let first = chain.first else {
+      var request = request
+      if let secrets {
+        request.headers = HTTPHeaders(
+          request.headers.fields.filter { !secrets.hidesHeader($0.name) })
+      }
       return try await exchange(request, deadline: deadline)
     }
     return try await first.intercept(request) { next in
-      try await send(next, through: chain.dropFirst(), deadline: deadline)
+      try await send(next, through: chain.dropFirst(), deadline: deadline, withholding: secrets)
     }
   }
 

@@ -9,8 +9,8 @@ extension APIClient {
   /// one already fetched.
   ///
   /// A next page at another origin, on a host not in ``Configuration/trustedHosts``, gets no
-  /// credentials: neither the client's nor the endpoint's secret headers (the ones
-  /// ``Configuration/redaction`` names), and no ``Endpoint/requiresAuthentication``.
+  /// credentials: no secret header (the ones ``Configuration/redaction`` names), whether the
+  /// client, the endpoint or a middleware supplies it, and no ``Endpoint/requiresAuthentication``.
   ///
   /// ```swift
   /// for try await page in client.pages(Endpoint<[Dog]>(path: "dogs")) {
@@ -61,6 +61,7 @@ extension Endpoint {
       !trustedHosts.contains(url.host?.lowercased() ?? "")
     {
       next.headers = HTTPHeaders(headers.fields.filter { !redaction.hidesHeader($0.name) })
+      next.withholdsSecrets = true
     }
     return next
   }

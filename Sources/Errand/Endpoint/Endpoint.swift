@@ -51,6 +51,10 @@ public struct Endpoint<Value>: Sendable {
   /// How to read the body of an unacceptable answer into the app's error model, or `nil` for the
   /// client's ``APIClient/Configuration/failureDecoding``; see ``failure(_:decoder:)``.
   public var failureDecoding: FailureDecoding?
+  /// Whether the request leaves for an origin that must not see secrets, whoever adds them: a
+  /// next page at another origin. The headers the client's redaction names are removed after the
+  /// middleware has run, just before the transport.
+  var withholdsSecrets = false
 
   /// Create an endpoint with an explicit decoding strategy.
   /// - Parameters:

@@ -12,10 +12,21 @@ import Testing
     func refreshToken() async throws -> String { "t0k3n" }
   }
 
+  /// Signs every request with a secret header of its own, wherever it goes.
+  struct Signs: Middleware {
+    func intercept(
+      _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+      var request = request
+      request.headers["X-Auth-Token"] = "middleware-s3cret"
+      return try await next(request)
+    }
+  }
+
   static func client(_ stub: StubTransport, trusting hosts: Set<String> = []) -> APIClient {
     var configuration = APIClient.Configuration(
       headers: ["X-API-Key": "client-k3y", "PRIVATE-TOKEN": "glpat-client"],
-      middleware: [BearerAuthenticationMiddleware(provider: Tokens())])
+      middleware: [BearerAuthenticationMiddleware(provider: Tokens()), Signs()])
     configuration.redaction.headers.formUnion(["private-token", "dpop"])
     configuration.trustedHosts = hosts
     return APIClient(baseURL: base, transport: stub, configuration: configuration)
@@ -28,7 +39,7 @@ import Testing
       "X-Trace": "abc",
     ], requiresAuthentication: true)
 
-  static let secretNames = ["Authorization", "X-API-Key", "PRIVATE-TOKEN", "DPoP"]
+  static let secretNames = ["Authorization", "X-API-Key", "PRIVATE-TOKEN", "DPoP", "X-Auth-Token"]
 
   /// A stub whose first page links to `next`, which answers with no further link.
   static func stub(next: String) async -> StubTransport {
@@ -68,6 +79,7 @@ import Testing
     #expect(sent[1].headers["X-API-Key"] == "endpoint-k3y")
     #expect(sent[1].headers["PRIVATE-TOKEN"] == "glpat-client")
     #expect(sent[1].headers["DPoP"] == "proof")
+    #expect(sent[1].headers["X-Auth-Token"] == "middleware-s3cret")
   }
 
   @Test func aTrustedHostGetsThem() async throws {

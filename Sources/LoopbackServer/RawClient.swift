@@ -9,7 +9,6 @@ import Foundation
 #elseif canImport(Darwin)
   import Darwin
 #endif
-
 /// A client that sends bytes exactly as given, for tests of what the server does with requests
 /// no HTTP client would send.
 package enum RawClient {
@@ -24,24 +23,11 @@ package enum RawClient {
   package static func exchange(
     _ bytes: [UInt8], port: UInt16, timeout: Duration = .seconds(60)
   ) throws -> [UInt8] {
-    #if canImport(Glibc)
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-      let fd = socket(AF_INET, Int32(SOCK_STREAM), 0)
-    #endif
-    guard fd >= 0 else { throw Socket.Failure(call: "socket", code: errno) }
+    let fd = try Socket.makeTCP()
     defer { close(fd) }
-    Socket.noSigPipe(fd)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
+    guard Socket.withLoopbackAddress(port: port, { connect(fd, $0, $1) }) == 0 else {
+      throw Socket.Failure(call: "connect", code: errno)
     }
-    guard connected == 0 else { throw Socket.Failure(call: "connect", code: errno) }
     _ = Socket.sendAll(fd, bytes)
     shutdown(fd, Int32(SHUT_WR))
     var received: [UInt8] = []

@@ -40,30 +40,43 @@ enum Socket {
   /// A TCP socket bound to 127.0.0.1 at `port` (0 for any free port) that does not listen:
   /// connections to it are refused, and no other socket can take the port while it is open.
   static func makeBound(port: UInt16 = 0) throws -> (fd: Int32, port: UInt16) {
-    #if canImport(Glibc)
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // glibc: an enum case
-    #else
-      let fd = socket(AF_INET, Int32(SOCK_STREAM), 0)  // musl, Bionic, Darwin: an integer macro
-    #endif
-    guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
+    let fd = try makeTCP()
     var reuse: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-    noSigPipe(fd)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
+    let bound = withLoopbackAddress(port: port) { bind(fd, $0, $1) }
     guard bound == 0 else {
       let code = errno
       close(fd)
       throw Failure(call: "bind", code: code)
     }
     return (fd, try localPort(fd))
+  }
+
+  /// A new TCP socket that never raises SIGPIPE.
+  static func makeTCP() throws -> Int32 {
+    #if canImport(Glibc)
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // glibc: an enum case
+    #else
+      let fd = socket(AF_INET, Int32(SOCK_STREAM), 0)  // musl, Bionic, Darwin: an integer macro
+    #endif
+    guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
+    noSigPipe(fd)
+    return fd
+  }
+
+  /// `body`'s result, called with the address 127.0.0.1:`port` and its length.
+  static func withLoopbackAddress<Result>(
+    port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+  ) -> Result {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
   }
 
   /// The local port a socket is bound to.

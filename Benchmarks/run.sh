@@ -30,6 +30,7 @@ open(sys.argv[1], "w").write(json.dumps(dogs, separators=(",", ":")))
 PY
 # Streaming: a 512 MB and a 2 GB body (sparse files, so they cost no disk), and 10,000 events.
 truncate -s 512M "$work/big.bin"
+truncate -s 256M "$work/mid.bin"
 truncate -s 2G "$work/huge.bin"
 python3 - "$work/events.txt" <<'PY'
 import sys
@@ -131,10 +132,12 @@ samples="$work/streaming.txt"
 : > "$samples"
 for round in $(seq "$rounds"); do
   scenarios="download:big.bin slow-stream:big.bin urlsession-baseline:big.bin sse:events.txt sse-stub: limit:huge.bin"
+  # A 256 MB body buffered whole by `send`, beside URLSession's `data(for:)` for the same body.
+  scenarios="$scenarios buffered:mid.bin buffered-baseline:mid.bin"
   # At 200 MB/s, as a fast real network would deliver it (nginx only).
   case "$server" in nginx*) scenarios="$scenarios slow-stream:limited/big.bin" ;; esac
   # The same downloads through CurlTransport (Linux).
-  [ "$(uname -s)" = Linux ] && scenarios="$scenarios download-curl:big.bin slow-stream-curl:big.bin"
+  [ "$(uname -s)" = Linux ] && scenarios="$scenarios download-curl:big.bin slow-stream-curl:big.bin buffered-curl:mid.bin"
   for scenario in $scenarios; do
     name="${scenario%%:*}"
     path="${scenario#*:}"
@@ -169,6 +172,11 @@ if "slow-stream-200" in rows:
 if "download-curl" in rows:
     print(f"| 512 MB `download(_:to:)` through CurlTransport | {stat(mbps(rows['download-curl']))} MB/s | {peak(rows['download-curl'])} |")
     print(f"| 512 MB `stream` through CurlTransport, reader sleeps 1 ms per chunk | {stat([t for t, *_ in rows['slow-stream-curl']], 2)} s | {peak(rows['slow-stream-curl'])} |")
+seconds = lambda r: stat([t for t, *_ in r], 2)
+print(f"| 256 MB buffered `send` | {seconds(rows['buffered'])} s | {peak(rows['buffered'])} |")
+if "buffered-curl" in rows:
+    print(f"| 256 MB buffered `send` through CurlTransport | {seconds(rows['buffered-curl'])} s | {peak(rows['buffered-curl'])} |")
+print(f"| 256 MB with URLSession's `data(for:)` | {seconds(rows['buffered-baseline'])} s | {peak(rows['buffered-baseline'])} |")
 print(f"| 512 MB through URLSession alone, a delegate that only counts | {stat(mbps(rows['urlsession-baseline']))} MB/s | {peak(rows['urlsession-baseline'])} |")
 print(f"| 10,000 events through `events` | {stat([e / t for t, s, e, p in rows['sse']], 0)} events/s | {peak(rows['sse'])} |")
 print(f"| 10,000 events from a stub on a TestClock | {stat([e / t for t, s, e, p in rows['sse-stub']], 0)} events/s | {peak(rows['sse-stub'])} |")

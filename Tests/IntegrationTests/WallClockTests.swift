@@ -175,4 +175,28 @@ import Testing
       "wall clock: a 0.5 s deadline (\(transport)) beside 8 CPU-bound tasks: the client left "
         + "\(left - arrived) after the request arrived")
   }
+
+  /// Buffering a body costs time in proportion to its size: four times the body may take ten
+  /// times as long (or 15 s, on a busy machine), not sixteen. Copying the body so far for every
+  /// chunk made 16 MB take 6 s and 64 MB more than a minute. The 256 MB row against
+  /// `data(for:)` is in `Benchmarks/results-streaming.md`.
+  @Test(arguments: TransportKind.allCases)
+  func aBufferedBodyCostsTimeInProportionToItsSize(_ transport: TransportKind) async throws {
+    let megabyte = 1 << 20
+    let server = try LoopbackServer { request in
+      ScriptedResponse(body: Data(count: (request.path == "/64" ? 64 : 16) * megabyte))
+    }
+    defer { server.stop() }
+    let client = transport.client(server.baseURL)
+    var times: [Duration] = []
+    for size in [16, 64] {
+      let (time, count) = await Self.timed {
+        (try? await client.send(Endpoint<Data>(path: "\(size)", decoding: .data)).count) ?? -1
+      }
+      #expect(count == size * megabyte)
+      times.append(time)
+    }
+    #expect(times[1] < max(times[0] * 10, .seconds(15)), "16 MB: \(times[0]), 64 MB: \(times[1])")
+    print("wall clock: buffered 16 MB and 64 MB (\(transport)): \(times[0]), \(times[1])")
+  }
 }

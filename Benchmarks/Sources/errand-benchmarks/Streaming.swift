@@ -70,6 +70,16 @@ enum Streaming {
         events += 1
       }
       driver.cancel()
+    case "buffered":
+      // The whole body in memory through `send`, its limit raised past it.
+      let client = APIClient(
+        baseURL: url, transport: transport,
+        configuration: APIClient.Configuration(timeout: .seconds(600), maximumResponseSize: 1 << 31))
+      bytes = try await client.send(Endpoint<Data>(path: path, decoding: .data)).count
+    case "buffered-baseline":
+      // The same body with URLSession's own `data(for:)`: what a buffered call should cost.
+      let session = URLSession(configuration: .ephemeral)
+      bytes = try await session.data(for: URLRequest(url: url.appendingPathComponent(path))).0.count
     case "urlsession-baseline":
       // URLSession alone, with a session delegate that only counts: what FoundationNetworking
       // holds by itself for the same transfer.

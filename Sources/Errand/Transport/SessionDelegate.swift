@@ -156,17 +156,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       case tooLong
     }
     let next: Next? = exchanges.withLock { exchanges in
-      guard var exchange = exchanges[id] else { return nil }
-      exchange.received += data.count
-      if let limit = exchange.limit, exchange.received > limit {
+      // Mutated in place through the dictionary: a copy of the exchange would share the body's
+      // storage, and appending to it would copy the whole body so far, for every chunk.
+      guard exchanges[id] != nil else { return nil }
+      exchanges[id]?.received += data.count
+      if let limit = exchanges[id]?.limit, let received = exchanges[id]?.received, received > limit
+      {
         return .tooLong
       }
-      if let writer = exchange.writer {
-        exchanges[id] = exchange
+      if let writer = exchanges[id]?.writer {
         return .write(writer)
       }
-      exchange.body.append(data)
-      exchanges[id] = exchange
+      exchanges[id]?.body.append(data)
       return .collected
     }
     switch next {

@@ -73,7 +73,7 @@
     ///   `APIError.invalidRequest` before anything is sent for a request (or a redirect) that
     ///   fails `HTTPRequest.validate()`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-      try await exchange(request, streams: false, deadline: nil)
+      try await exchange(request, streams: false, deadline: nil, progress: nil)
     }
 
     /// Send a request and return when the response's head arrives; the body follows in
@@ -82,7 +82,7 @@
     /// - Returns: The head of the response, with its body stream.
     /// - Throws: What ``send(_:)`` throws before the head arrives.
     public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-      try await exchange(request, streams: true, deadline: nil)
+      try await exchange(request, streams: true, deadline: nil, progress: nil)
     }
 
     /// Send a request, following redirects by Errand's rules, ending the wait itself at
@@ -91,13 +91,15 @@
     ///   - request: The request to send.
     ///   - streams: Whether to return at the head.
     ///   - deadline: When to give up; `nil` for never.
+    ///   - progress: Who hears about the request body being sent, for this exchange only.
     /// - Returns: The response, whatever its status.
     /// - Throws: What ``send(_:)`` throws, or `APIError.timedOut`.
     @_spi(Transports) public func exchange(
-      _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
+      _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
+      progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> HTTPResponse {
       let engine = try engine.get()
-      let uploadProgress = UploadProgress.observer.map(Self.forwardOnly)
+      let uploadProgress = progress.map(Self.forwardOnly)
       var current = request
       for _ in 0...Self.maximumRedirects {
         let response = try await perform(

@@ -7,9 +7,11 @@ extension APIClient {
   /// The request's timeout becomes one deadline for the whole call, counted from here: every
   /// exchange (a retry's too) ends by it, and ``RetryMiddleware`` does not start an attempt it
   /// could not start before it.
-  nonisolated func run<Value>(_ request: HTTPRequest, for endpoint: Endpoint<Value>) async throws
-    -> HTTPResponse
-  {
+  nonisolated func run<Value>(
+    _ request: HTTPRequest, for endpoint: Endpoint<Value>, call: CallOptions = CallOptions()
+  ) async throws -> HTTPResponse {
+    var call = call
+    call.withholding = endpoint.withholdsSecrets ? configuration.redaction : nil
     var context = RequestContext(
       endpoint: endpoint.description,
       requiresAuthentication: endpoint.requiresAuthentication
@@ -19,15 +21,14 @@ extension APIClient {
       RequestDeadline(timeout: $0, clock: configuration.clock)
     }
     context.deadline = deadline
+    context.clock = configuration.clock
     let chain =
       endpoint.middleware.isEmpty
       ? configuration.middleware : configuration.middleware + endpoint.middleware
     var response: HTTPResponse
     do {
       response = try await RequestContext.$current.withValue(context) {
-        try await send(
-          request, through: chain[...], deadline: deadline,
-          withholding: endpoint.withholdsSecrets ? configuration.redaction : nil)
+        try await send(request, through: chain[...], deadline: deadline, call: call)
       }
     } catch {
       throw APIError(transportError: error, request: request)
@@ -37,22 +38,22 @@ extension APIClient {
     return response
   }
 
-  /// Send a request through the middleware chain, outermost first, then the transport; with
-  /// `withholding`, the headers it hides are removed after the last middleware.
+  /// Send a request through the middleware chain, outermost first, then the transport, as
+  /// `call` says.
   nonisolated func send(
     _ request: HTTPRequest, through chain: ArraySlice<any Middleware>, deadline: RequestDeadline?,
-    withholding secrets: Redaction? = nil
+    call: CallOptions
   ) async throws -> HTTPResponse {
     guard let first = chain.first else {
       var request = request
-      if let secrets {
+      if let secrets = call.withholding {
         request.headers = HTTPHeaders(
           request.headers.fields.filter { !secrets.hidesHeader($0.name) })
       }
-      return try await exchange(request, deadline: deadline)
+      return try await exchange(request, deadline: deadline, call: call)
     }
     return try await first.intercept(request) { next in
-      try await send(next, through: chain.dropFirst(), deadline: deadline, withholding: secrets)
+      try await send(next, through: chain.dropFirst(), deadline: deadline, call: call)
     }
   }
 
@@ -60,28 +61,37 @@ extension APIClient {
   /// ``APIError``.
   ///
   /// A buffered call waits for the whole body (within the timeout and the size limit); a
-  /// streamed call (``ExchangeMode/streams``) returns at the head, its body in
+  /// streamed call (``CallOptions/streams``) returns at the head, its body in
   /// ``HTTPResponse/bodyStream``.
-  private nonisolated func exchange(_ request: HTTPRequest, deadline: RequestDeadline?)
-    async throws -> HTTPResponse
-  {
-    let streams = ExchangeMode.streams
+  private nonisolated func exchange(
+    _ request: HTTPRequest, deadline: RequestDeadline?, call: CallOptions
+  ) async throws -> HTTPResponse {
     var request = request
-    if !streams, request.maximumResponseSize == nil {
+    if !call.streams, request.maximumResponseSize == nil {
       request.maximumResponseSize = APIClient.Configuration.defaultBufferedResponseLimit
     }
     do {
       if let direct = deadlineEnforcingTransport {
-        return try await direct.exchange(request, streams: streams, deadline: deadline)
+        return try await direct.exchange(
+          request, streams: call.streams, deadline: deadline, progress: call.progress)
       }
-      return try await transport.exchange(request, streams: streams, deadline: deadline)
+      return try await transport.exchange(
+        request, streams: call.streams, deadline: deadline, progress: call.progress)
     } catch {
       throw APIError(transportError: error, request: request)
     }
   }
 }
 
-/// Whether the client is streaming the current call: its exchange then returns at the head.
-enum ExchangeMode {
-  @TaskLocal static var streams = false
+/// How one call is made, set by the method that starts it and handed as a parameter through the
+/// middleware chain to every exchange of that call. Never a task-local: a call a middleware makes
+/// meanwhile (a token refresh through an `APIClient`) starts from its own options, not the outer
+/// call's.
+struct CallOptions: Sendable {
+  /// Whether the exchange returns at the head, its body in ``HTTPResponse/bodyStream``.
+  var streams = false
+  /// Who hears about the request body being sent.
+  var progress: (@Sendable (TransferProgress) -> Void)?
+  /// Headers to remove after the last middleware: a next page at another origin.
+  var withholding: Redaction?
 }

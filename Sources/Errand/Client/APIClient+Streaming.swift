@@ -21,9 +21,8 @@ extension APIClient {
     -> ResponseStream
   {
     let request = try makeRequest(for: endpoint)
-    var response = try await ExchangeMode.$streams.withValue(true) {
-      try await run(request, for: endpoint)
-    }.streamingBody()
+    var response = try await run(request, for: endpoint, call: CallOptions(streams: true))
+      .streamingBody()
     let body = response.bodyStream ?? HTTPBody(Data())
     response.bodyStream = nil
     let stream = ResponseStream(

@@ -17,9 +17,7 @@ extension APIClient {
   public nonisolated func send<Value>(
     _ endpoint: Endpoint<Value>, progress: @escaping @Sendable (TransferProgress) -> Void
   ) async throws -> Value {
-    try await UploadProgress.$observer.withValue(progress) {
-      try await send(endpoint)
-    }
+    try await response(for: endpoint, call: CallOptions(progress: progress)).value
   }
 
   /// Download an endpoint's response body to a file, as it arrives: memory stays flat whatever

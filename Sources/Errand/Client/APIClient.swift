@@ -65,8 +65,15 @@ public actor APIClient {
   public nonisolated func response<Value>(for endpoint: Endpoint<Value>) async throws -> Response<
     Value
   > {
+    try await response(for: endpoint, call: CallOptions())
+  }
+
+  /// ``response(for:)``, made as `call` says.
+  nonisolated func response<Value>(for endpoint: Endpoint<Value>, call: CallOptions) async throws
+    -> Response<Value>
+  {
     let request = try makeRequest(for: endpoint)
-    let response = try await run(request, for: endpoint)
+    let response = try await run(request, for: endpoint, call: call)
     try validate(response, for: endpoint)
     return Response(
       value: try decode(response, for: endpoint), response: response, request: request)

@@ -38,7 +38,9 @@ public actor BearerAuthenticationMiddleware: Middleware {
   ///   - provider: Supplies and refreshes the token.
   ///   - refreshLimit: The most refreshes allowed within `refreshWindow`.
   ///   - refreshWindow: The window for `refreshLimit`.
-  ///   - clock: The clock the window is measured on; tests pass a `TestClock`.
+  ///   - clock: The clock the window is measured on. The window spans calls and starts when the
+  ///     middleware is created, before any client's clock is known, so it is not read from the
+  ///     calling client: a test that gives its client a `TestClock` passes it here too.
   public init(
     provider: any TokenProvider, refreshLimit: Int = 5, refreshWindow: Duration = .seconds(60),
     clock: any Clock<Duration> = ContinuousClock()

@@ -13,22 +13,30 @@ import Foundation
 public struct LoggingMiddleware: Middleware {
   /// Which secrets to hide.
   public var redaction: Redaction
-  /// The clock that durations are measured on.
-  public var clock: any Clock<Duration>
+  /// The clock that durations are measured on: the one given at creation, else the calling
+  /// client's (``RequestContext/clock``), else the continuous clock.
+  public var clock: any Clock<Duration> {
+    didSet { followsClient = false }
+  }
+  /// Whether ``clock`` gives way to the calling client's clock: no clock was given.
+  private var followsClient: Bool
   private let handler: @Sendable (LogEvent) -> Void
 
   /// Create the middleware.
   /// - Parameters:
   ///   - redaction: Which secrets to hide, on top of those the request's own
   ///     ``HTTPRequest/redaction`` names.
-  ///   - clock: The clock that durations are measured on; tests pass a `TestClock`.
+  ///   - clock: The clock that durations are measured on; `nil` (the default) for the calling
+  ///     client's ``APIClient/Configuration/clock``, so a client given a `TestClock` measures on
+  ///     it; the continuous clock outside a client.
   ///   - handler: Receives each event, on the task that sends the request.
   public init(
-    redaction: Redaction = .default, clock: any Clock<Duration> = ContinuousClock(),
+    redaction: Redaction = .default, clock: (any Clock<Duration>)? = nil,
     handler: @escaping @Sendable (LogEvent) -> Void
   ) {
     self.redaction = redaction
-    self.clock = clock
+    self.clock = clock ?? ContinuousClock()
+    self.followsClient = clock == nil
     self.handler = handler
   }
 
@@ -43,7 +51,7 @@ public struct LoggingMiddleware: Middleware {
       url: url,
       headers: redaction.redact(request.headers), bytes: request.body?.count ?? 0)
     handler(event)
-    let stopwatch = Stopwatch(clock)
+    let stopwatch = Stopwatch(followsClient ? RequestContext.current?.clock ?? clock : clock)
     do {
       let response = try await next(request)
       event.kind = .responseReceived

@@ -19,6 +19,10 @@ public struct RequestContext: Sendable {
   public var isIdempotent: Bool
   /// The call's deadline, set by ``APIClient`` from the request's timeout when the call starts.
   var deadline: RequestDeadline?
+  /// The client's clock (``APIClient/Configuration/clock``), set by ``APIClient``; `nil` outside
+  /// it. Middleware that waits or measures uses it unless it was given a clock of its own, so a
+  /// test that hands the client a `TestClock` does not also have to hand it to each middleware.
+  public var clock: (any Clock<Duration>)?
 
   /// How much of the call's timeout is left, on the client's clock: the timeout is a deadline
   /// for the whole call, retries and their waits included, so a middleware that waits (or starts
@@ -45,5 +49,11 @@ public struct RequestContext: Sendable {
   }
 
   /// The context of the request being sent in this task, or `nil` outside ``APIClient``.
+  ///
+  /// Deliberately a task-local, because it must reach middleware and test doubles that only see
+  /// an ``HTTPRequest``. A call that a middleware makes through an ``APIClient`` meanwhile (a token
+  /// refresh) binds its own context; a `Task {}` started while a request is handled inherits this
+  /// one, as task-locals are inherited. Everything else about a call (whether it streams, who hears
+  /// its upload progress) is passed as a parameter and reaches no other call.
   @TaskLocal public static var current: RequestContext?
 }

@@ -21,17 +21,20 @@ import Foundation
 public struct RetryMiddleware: Middleware {
   /// When and how long to wait.
   public var policy: RetryPolicy
-  private let clock: any Clock<Duration>
+  /// The clock given at creation; `nil` to wait on the calling client's clock.
+  private let clock: (any Clock<Duration>)?
   private let now: @Sendable () -> Date
   private let random: @Sendable (Duration) -> Duration
 
   /// Create the middleware.
   /// - Parameters:
   ///   - policy: When and how long to wait.
-  ///   - clock: The clock that waits run on.
+  ///   - clock: The clock that waits run on; `nil` (the default) for the calling client's
+  ///     ``APIClient/Configuration/clock`` (read from ``RequestContext/clock``), so a client
+  ///     given a `TestClock` has its retries wait on it too; the continuous clock outside a client.
   ///   - now: The current date, for `Retry-After` dates.
   public init(
-    policy: RetryPolicy = RetryPolicy(), clock: any Clock<Duration> = ContinuousClock(),
+    policy: RetryPolicy = RetryPolicy(), clock: (any Clock<Duration>)? = nil,
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.policy = policy
@@ -48,7 +51,9 @@ public struct RetryMiddleware: Middleware {
   public func intercept(
     _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
   ) async throws -> HTTPResponse {
-    let idempotent = RequestContext.current?.isIdempotent ?? request.method.isIdempotent
+    let context = RequestContext.current
+    let idempotent = context?.isIdempotent ?? request.method.isIdempotent
+    let clock = self.clock ?? context?.clock ?? ContinuousClock()
     let waited = Stopwatch(clock)
     var attempt = 1
     while true {

@@ -28,9 +28,3 @@ public struct TransferProgress: Sendable, Hashable {
     return min(1, Double(completedBytes) / Double(expectedBytes))
   }
 }
-
-/// Who wants to hear about the request body being sent, for the call in progress: set by
-/// `APIClient.send(_:progress:)`, read by transports as they start the request.
-package enum UploadProgress {
-  @TaskLocal package static var observer: (@Sendable (TransferProgress) -> Void)?
-}

@@ -21,10 +21,13 @@ import Foundation
   ///   - request: The request to send.
   ///   - streams: Whether to return at the head.
   ///   - deadline: When to give up; `nil` for never.
+  ///   - progress: Who hears about the request body being sent, for this exchange only.
   /// - Returns: The response, whatever its status.
   /// - Throws: What ``Transport/send(_:)`` throws, ``APIError/timedOut`` or `CancellationError`.
-  func exchange(_ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?) async throws
-    -> HTTPResponse
+  func exchange(
+    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
+    progress: (@Sendable (TransferProgress) -> Void)?
+  ) async throws -> HTTPResponse
 }
 
 /// When a call gives up: its timeout on the client's clock, counted from when the call starts.
@@ -79,17 +82,22 @@ extension Transport {
   /// it when the transport enforces deadlines itself, else through ``Transport/send(_:)`` or
   /// ``Transport/stream(_:)`` raced against the deadline (with a buffered call's body collected
   /// within the request's size limit).
+  /// A transport that does not enforce deadlines cannot be told about upload progress: it
+  /// reports none.
   /// - Parameters:
   ///   - request: The request to send.
   ///   - streams: Whether to return at the head.
   ///   - deadline: When to give up; `nil` for never.
+  ///   - progress: Who hears about the request body being sent, for this exchange only.
   /// - Returns: The response, whatever its status.
   /// - Throws: What the transport throws, ``APIError/timedOut`` or `CancellationError`.
   @_spi(Transports) public func exchange(
-    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
+    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
+    progress: (@Sendable (TransferProgress) -> Void)? = nil
   ) async throws -> HTTPResponse {
     if let direct = self as? any DeadlineEnforcingTransport {
-      return try await direct.exchange(request, streams: streams, deadline: deadline)
+      return try await direct.exchange(
+        request, streams: streams, deadline: deadline, progress: progress)
     }
     let operation: @Sendable () async throws -> HTTPResponse = { [self] in
       if streams {

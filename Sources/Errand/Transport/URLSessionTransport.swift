@@ -118,7 +118,7 @@ public final class URLSessionTransport: Transport {
   ///   `CancellationError` as soon as the calling task is cancelled; ``APIError/invalidRequest(_:)``
   ///   before anything is sent for a request that fails ``HTTPRequest/validate()``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await exchange(request, streams: false, deadline: nil)
+    try await exchange(request, streams: false, deadline: nil, progress: nil)
   }
 
   /// Send a request and return when the response's head arrives; the body follows in
@@ -132,7 +132,7 @@ public final class URLSessionTransport: Transport {
   /// - Returns: The head of the response, with its body stream.
   /// - Throws: What ``send(_:)`` throws before the head arrives.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await exchange(request, streams: true, deadline: nil)
+    try await exchange(request, streams: true, deadline: nil, progress: nil)
   }
 
   /// Send a request as ``send(_:)`` or ``stream(_:)`` do, ending the wait itself at `deadline`
@@ -142,10 +142,12 @@ public final class URLSessionTransport: Transport {
   ///   - request: The request to send.
   ///   - streams: Whether to return at the head.
   ///   - deadline: When to give up; `nil` for never.
+  ///   - progress: Who hears about the request body being sent, for this exchange only.
   /// - Returns: The response, whatever its status.
   /// - Throws: What ``send(_:)`` throws, ``APIError/timedOut`` or `CancellationError`.
   @_spi(Transports) public func exchange(
-    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
+    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
+    progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> HTTPResponse {
     let running = Locked(RunningTask())
     let delegate = streams ? streamingDelegate : delegate
@@ -154,17 +156,20 @@ public final class URLSessionTransport: Transport {
     }
     defer { disarm?() }
     return try await start(
-      request, streams: streams, running: running, enforcesDeadline: deadline != nil)
+      request, streams: streams, running: running, enforcesDeadline: deadline != nil,
+      progress: progress)
   }
 
   private func start(
-    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>, enforcesDeadline: Bool
+    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>, enforcesDeadline: Bool,
+    progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> HTTPResponse {
     var request = request
     for _ in 0..<Self.maximumResends {
       do {
         return try await attempt(
-          request, streams: streams, running: running, enforcesDeadline: enforcesDeadline)
+          request, streams: streams, running: running, enforcesDeadline: enforcesDeadline,
+          progress: progress)
       } catch let resend as SameOriginResend {
         request.url = resend.location
       }
@@ -180,7 +185,8 @@ public final class URLSessionTransport: Transport {
   /// Send the request once. `running` is shared with the deadline and the cancellation handler:
   /// whichever ends the wait first resumes the continuation, exactly once.
   private func attempt(
-    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>, enforcesDeadline: Bool
+    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>, enforcesDeadline: Bool,
+    progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> HTTPResponse {
     try request.validate()
     var urlRequest = request.urlRequest
@@ -192,7 +198,6 @@ public final class URLSessionTransport: Transport {
       urlRequest.timeoutInterval = min(seconds, Double(Int32.max))
     }
     let limit = request.maximumResponseSize
-    let progress = UploadProgress.observer
     let (session, delegate) =
       streams ? (streamingSession, streamingDelegate) : (self.session, self.delegate)
     let response = try await withTaskCancellationHandler {

@@ -163,7 +163,7 @@ public actor StubTransport: Transport {
   ///   answer waits, or ``UnmatchedRequest``; `APIError.invalidRequest` for a request that fails
   ///   `HTTPRequest.validate()`, as Errand's own transports do.
   public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await exchange(request, streams: false, deadline: nil)
+    try await exchange(request, streams: false, deadline: nil, progress: nil)
   }
 
   /// Record the request and answer it as ``send(_:)`` does, returning at the head: the body of a
@@ -174,7 +174,7 @@ public actor StubTransport: Transport {
   /// - Returns: The head, with its body in `bodyStream`.
   /// - Throws: What ``send(_:)`` throws before the head.
   public nonisolated func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await exchange(request, streams: true, deadline: nil)
+    try await exchange(request, streams: true, deadline: nil, progress: nil)
   }
 
   /// Answer as ``send(_:)`` or ``stream(_:)`` do, within `deadline`: an answer with nothing to
@@ -184,10 +184,12 @@ public actor StubTransport: Transport {
   ///   - request: The request.
   ///   - streams: Whether to return at the head.
   ///   - deadline: When to give up; `nil` for never.
+  ///   - progress: Who hears about the request body being sent, for this exchange only.
   /// - Returns: The answer, or its head.
   /// - Throws: What ``send(_:)`` throws, `APIError.timedOut` or `CancellationError`.
   @_spi(Transports) public nonisolated func exchange(
-    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?
+    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
+    progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> HTTPResponse {
     if deadline != nil {
       // As a raced call would: a caller cancelled before it starts gets no answer.
@@ -196,7 +198,7 @@ public actor StubTransport: Transport {
     // As Errand's own transports do: a request that could not go on the wire never gets an answer.
     try request.validate()
     let request = try request.readingBodyFile()
-    if let observer = UploadProgress.observer, let body = request.body {
+    if let observer = progress, let body = request.body {
       observer(TransferProgress(completedBytes: body.count, expectedBytes: body.count))
     }
     let (answer, call) = try await route(request)
@@ -214,7 +216,8 @@ public actor StubTransport: Transport {
     case .passthrough:
       guard let upstream else { throw NoPassthrough(request: request) }
       await noteForwarded(request)
-      return try await upstream.exchange(request, streams: streams, deadline: deadline)
+      return try await upstream.exchange(
+        request, streams: streams, deadline: deadline, progress: progress)
     case .whole(var response):
       response.url = response.url ?? request.url
       guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }

@@ -29,7 +29,6 @@ static struct {
   void (*easy_cleanup)(CURL *);
   void (*easy_reset)(CURL *);
   CURLcode (*easy_setopt)(CURL *, int, ...);
-  CURLcode (*easy_getinfo)(CURL *, int, ...);
   CURLcode (*easy_pause)(CURL *, int);
   const char *(*easy_strerror)(CURLcode);
   struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
@@ -67,7 +66,6 @@ static void load(void) {
   FIND(easy_cleanup, "curl_easy_cleanup")
   FIND(easy_reset, "curl_easy_reset")
   FIND(easy_setopt, "curl_easy_setopt")
-  FIND(easy_getinfo, "curl_easy_getinfo")
   FIND(easy_pause, "curl_easy_pause")
   FIND(easy_strerror, "curl_easy_strerror")
   FIND(slist_append, "curl_slist_append")
@@ -112,9 +110,6 @@ int errand_curl_easy_setopt_data_callback(void *easy, int option, errand_curl_da
 int errand_curl_easy_setopt_progress_callback(
     void *easy, int option, errand_curl_progress_callback callback) {
   return curl.easy_setopt(easy, option, callback);
-}
-int errand_curl_easy_getinfo_long(void *easy, int info, long *value) {
-  return curl.easy_getinfo(easy, info, value);
 }
 int errand_curl_easy_pause(void *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 const char *errand_curl_easy_strerror(int code) { return curl.easy_strerror(code); }

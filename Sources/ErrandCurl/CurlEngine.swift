@@ -2,6 +2,7 @@
   import CErrandCurl
   import Errand
   import Foundation
+  import FoundationNetworking
 
   /// One thread that owns a libcurl multi handle and runs every transfer of a ``CurlTransport``.
   ///
@@ -51,9 +52,14 @@
       guard let multi = errand_curl_multi_init() else {
         throw CurlUnavailableError(reason: "curl_multi_init failed")
       }
-      self.multi = multi
-      _ = errand_curl_multi_setopt_long(
+      let limited = errand_curl_multi_setopt_long(
         multi, CurlMultiOption.maxHostConnections, maximumConnectionsPerHost)
+      guard limited == 0 else {
+        errand_curl_multi_cleanup(multi)
+        throw CurlUnavailableError(
+          reason: "libcurl refused CURLMOPT_MAX_HOST_CONNECTIONS (CURLMcode \(limited))")
+      }
+      self.multi = multi
       let thread = Thread { [self] in run() }
       thread.name = "errand.curl"
       thread.start()
@@ -123,9 +129,19 @@
           if transfer.isAbandoned || requests.stopping {
             transfer.stopped()
             transfer.cleanUp()
+          } else if case let added = errand_curl_multi_add_handle(multi, transfer.easy), added != 0
+          {
+            // Never started: the caller hears so now, not at its deadline (or never).
+            transfer.abandon(
+              with: URLError(
+                .unknown,
+                userInfo: [
+                  NSURLErrorFailingURLErrorKey: transfer.url,
+                  NSLocalizedDescriptionKey: "curl_multi_add_handle failed (CURLMcode \(added))",
+                ]))
+            transfer.cleanUp()
           } else {
             active[transfer.easy] = transfer
-            _ = errand_curl_multi_add_handle(multi, transfer.easy)
           }
         }
         for transfer in requests.removed where active[transfer.easy] === transfer {

@@ -3,6 +3,22 @@
   import Foundation
   import FoundationNetworking
 
+  /// libcurl refused an option CurlTransport sets: the transfer is not started, since running it
+  /// without that option (the http/https-only restriction, a size, a callback) is not safe.
+  struct CurlOptionRefused: Error, LocalizedError, Hashable {
+    /// The option's name, for example `CURLOPT_PROTOCOLS_STR`.
+    var option: String
+    /// libcurl's `CURLcode`.
+    var code: Int32
+    /// libcurl's words for the code.
+    var reason: String
+
+    var errorDescription: String? {
+      "libcurl refused \(option) (CURLcode \(code): \(reason)); CurlTransport did not start the "
+        + "transfer without it"
+    }
+  }
+
   /// libcurl's result codes, as the `URLError` that `URLSessionTransport` reports for the same
   /// fault, so that `APIError` kinds and messages do not depend on the transport.
   enum CurlError {

@@ -19,7 +19,6 @@
     static let caPath: Int32 = 10_097
     static let noBody: Int32 = 44
     static let upload: Int32 = 46
-    static let post: Int32 = 47
     static let followLocation: Int32 = 52
     static let headerFunction: Int32 = 20_079
     static let httpGet: Int32 = 80
@@ -32,15 +31,36 @@
     static let postFieldSizeLarge: Int32 = 30_120
     static let copyPostFields: Int32 = 10_165
     static let protocolsString: Int32 = 10_318
-    static let redirectProtocolsString: Int32 = 10_319
+    /// The bitmask form of ``protocolsString``, for libcurl before 7.85.
+    static let protocols: Int32 = 181
+
+    /// `CURLOPT_…` names, for the error that says which option libcurl refused.
+    static let names: [Int32: String] = [
+      writeData: "CURLOPT_WRITEDATA", url: "CURLOPT_URL", readData: "CURLOPT_READDATA",
+      errorBuffer: "CURLOPT_ERRORBUFFER", writeFunction: "CURLOPT_WRITEFUNCTION",
+      httpHeader: "CURLOPT_HTTPHEADER", headerData: "CURLOPT_HEADERDATA",
+      customRequest: "CURLOPT_CUSTOMREQUEST", lowSpeedLimit: "CURLOPT_LOW_SPEED_LIMIT",
+      lowSpeedTime: "CURLOPT_LOW_SPEED_TIME", noProgress: "CURLOPT_NOPROGRESS",
+      transferInfoData: "CURLOPT_XFERINFODATA", transferInfoFunction: "CURLOPT_XFERINFOFUNCTION",
+      caInfo: "CURLOPT_CAINFO", caPath: "CURLOPT_CAPATH", noBody: "CURLOPT_NOBODY",
+      upload: "CURLOPT_UPLOAD", followLocation: "CURLOPT_FOLLOWLOCATION",
+      headerFunction: "CURLOPT_HEADERFUNCTION", httpGet: "CURLOPT_HTTPGET",
+      bufferSize: "CURLOPT_BUFFERSIZE", noSignal: "CURLOPT_NOSIGNAL",
+      acceptEncoding: "CURLOPT_ACCEPT_ENCODING",
+      connectTimeoutMilliseconds: "CURLOPT_CONNECTTIMEOUT_MS", `private`: "CURLOPT_PRIVATE",
+      inFileSizeLarge: "CURLOPT_INFILESIZE_LARGE",
+      postFieldSizeLarge: "CURLOPT_POSTFIELDSIZE_LARGE", copyPostFields: "CURLOPT_COPYPOSTFIELDS",
+      protocolsString: "CURLOPT_PROTOCOLS_STR", protocols: "CURLOPT_PROTOCOLS",
+    ]
   }
+
+  /// `CURLE_UNKNOWN_OPTION`: the libcurl loaded does not know the option.
+  let curlUnknownOption: Int32 = 48
+  /// `CURLPROTO_HTTP | CURLPROTO_HTTPS`.
+  let curlProtocolsHTTP = 0b11
 
   enum CurlMultiOption {
     static let maxHostConnections: Int32 = 7
-  }
-
-  enum CurlInfo {
-    static let responseCode: Int32 = 0x20_0002
   }
 
   /// Returned from a write callback to pause the transfer until `curl_easy_pause` resumes it.

@@ -24,6 +24,8 @@
     private var headerList: UnsafeMutableRawPointer?
     /// The file an upload reads: opened here, closed in `cleanUp()` after the handle.
     private var uploadFile: UnsafeMutablePointer<FILE>?
+    /// Whether `cleanUp()` has run: it frees what the handle points at, so it runs once.
+    private var cleanedUp = false
 
     // Loop thread.
     private var status = 0
@@ -74,9 +76,10 @@
       do {
         try configure(for: request)
         if let certificateAuthorities {
-          setString(CurlOption.caInfo, certificateAuthorities)
+          try setString(CurlOption.caInfo, certificateAuthorities)
           // Only that file: without this, libcurl would also trust its built-in CA directory.
-          _ = errand_curl_easy_setopt_pointer(easy, CurlOption.caPath, nil)
+          try check(
+            errand_curl_easy_setopt_pointer(easy, CurlOption.caPath, nil), CurlOption.caPath)
         }
       } catch {
         cleanUp()
@@ -86,11 +89,13 @@
 
     private func configure(for request: HTTPRequest) throws {
       // libcurl copies every string option, so the Swift strings may go once set.
-      setString(CurlOption.url, request.url.absoluteString)
-      setString(CurlOption.protocolsString, "http,https")
-      setLong(CurlOption.followLocation, 0)
-      setLong(CurlOption.noSignal, 1)
-      setLong(CurlOption.noProgress, 1)
+      try setString(CurlOption.url, request.url.absoluteString)
+      try Self.restrictToHTTP(
+        setString: { errand_curl_easy_setopt_pointer(easy, $0, $1) },
+        setLong: { errand_curl_easy_setopt_long(easy, $0, $1) })
+      try setLong(CurlOption.followLocation, 0)
+      try setLong(CurlOption.noSignal, 1)
+      try setLong(CurlOption.noProgress, 1)
       // As URLSession's request timeout: give up on a connection that does not open, or a
       // transfer that stalls, for the request's timeout in whole seconds plus one (60 when it
       // has none). The client enforces the exact deadline; this is a backstop that keeps a call
@@ -101,89 +106,138 @@
             Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
           return Int(min(max(1, seconds.rounded(.up)) + 1, Double(Int32.max / 1000)))
         } ?? 60
-      setLong(CurlOption.connectTimeoutMilliseconds, idle * 1000)
-      setLong(CurlOption.lowSpeedLimit, 1)
-      setLong(CurlOption.lowSpeedTime, idle)
+      try setLong(CurlOption.connectTimeoutMilliseconds, idle * 1000)
+      try setLong(CurlOption.lowSpeedLimit, 1)
+      try setLong(CurlOption.lowSpeedTime, idle)
       if streams {
         // Streamed bodies (downloads, feeds) in pieces of up to 256 KB rather than libcurl's
         // 16 KB: a sixteenth of the callbacks, and of the chunks a reader has to take. Buffered
         // calls keep the default, since every transfer holds a buffer of this size.
-        setLong(CurlOption.bufferSize, 256 * 1024)
+        try setLong(CurlOption.bufferSize, 256 * 1024)
       }
       // Every encoding libcurl can decode, as URLSession asks for; the limit counts decoded bytes.
-      setString(CurlOption.acceptEncoding, "")
-      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.errorBuffer, errorBuffer)
+      try setString(CurlOption.acceptEncoding, "")
+      try setPointer(CurlOption.errorBuffer, errorBuffer)
       // `self`, unretained: libcurl passes it back to the callbacks below, which run only on the
       // engine's thread while this transfer is in the engine's `active` dictionary (a strong
       // reference); the handle is removed from the multi handle and freed before that ends.
       let this = Unmanaged.passUnretained(self).toOpaque()
-      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.private, this)
-      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.headerData, this)
-      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.writeData, this)
-      _ = errand_curl_easy_setopt_data_callback(easy, CurlOption.headerFunction, curlHeaderCallback)
-      _ = errand_curl_easy_setopt_data_callback(easy, CurlOption.writeFunction, curlWriteCallback)
+      try setPointer(CurlOption.private, this)
+      try setPointer(CurlOption.headerData, this)
+      try setPointer(CurlOption.writeData, this)
+      try check(
+        errand_curl_easy_setopt_data_callback(easy, CurlOption.headerFunction, curlHeaderCallback),
+        CurlOption.headerFunction)
+      try check(
+        errand_curl_easy_setopt_data_callback(easy, CurlOption.writeFunction, curlWriteCallback),
+        CurlOption.writeFunction)
 
       switch request.method {
       case .get where request.body == nil && request.bodyFile == nil:
-        setLong(CurlOption.httpGet, 1)
+        try setLong(CurlOption.httpGet, 1)
       case .head:
-        setLong(CurlOption.noBody, 1)
+        try setLong(CurlOption.noBody, 1)
       default:
-        setString(CurlOption.customRequest, request.method.rawValue)
+        try setString(CurlOption.customRequest, request.method.rawValue)
       }
       if let file = request.bodyFile {
         let (handle, size) = try Self.openRegularFile(file)
         // The `FILE*` is read by libcurl's default read callback; closed in `cleanUp()`, after
         // the handle that reads it is freed.
         uploadFile = handle
-        setLong(CurlOption.upload, 1)
-        _ = errand_curl_easy_setopt_pointer(easy, CurlOption.readData, handle)
-        _ = errand_curl_easy_setopt_offset(easy, CurlOption.inFileSizeLarge, Int64(size))
+        try setLong(CurlOption.upload, 1)
+        try setPointer(CurlOption.readData, handle)
+        try check(
+          errand_curl_easy_setopt_offset(easy, CurlOption.inFileSizeLarge, Int64(size)),
+          CurlOption.inFileSizeLarge)
         uploadSize = size
       } else if let body = request.body {
         uploadSize = body.count
-        _ = errand_curl_easy_setopt_offset(easy, CurlOption.postFieldSizeLarge, Int64(body.count))
+        try check(
+          errand_curl_easy_setopt_offset(easy, CurlOption.postFieldSizeLarge, Int64(body.count)),
+          CurlOption.postFieldSizeLarge)
         // COPYPOSTFIELDS: libcurl copies the bytes during this call, so the pointer need only
         // live for the closure.
-        body.withUnsafeBytes { bytes in
+        let copied = body.withUnsafeBytes { bytes in
           let empty: StaticString = ""
-          _ = errand_curl_easy_setopt_pointer(
+          return errand_curl_easy_setopt_pointer(
             easy, CurlOption.copyPostFields,
             bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start))
         }
+        try check(copied, CurlOption.copyPostFields)
       }
 
       if uploadProgress != nil, uploadSize != nil {
         // libcurl reports the bytes sent so far through this callback, on the engine's thread;
         // `this` as for the callbacks above.
-        setLong(CurlOption.noProgress, 0)
-        _ = errand_curl_easy_setopt_pointer(easy, CurlOption.transferInfoData, this)
-        _ = errand_curl_easy_setopt_progress_callback(
-          easy, CurlOption.transferInfoFunction, curlProgressCallback)
+        try setLong(CurlOption.noProgress, 0)
+        try setPointer(CurlOption.transferInfoData, this)
+        try check(
+          errand_curl_easy_setopt_progress_callback(
+            easy, CurlOption.transferInfoFunction, curlProgressCallback),
+          CurlOption.transferInfoFunction)
       }
 
       var list: UnsafeMutableRawPointer?
       for field in request.headers {
         let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
-        list = errand_curl_slist_append(list, line) ?? list
+        guard let appended = errand_curl_slist_append(list, line) else {
+          headerList = list
+          throw URLError(.cannotCreateFile, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        }
+        list = appended
       }
       // No `Expect: 100-continue` wait before a body, as URLSession sends none.
       list = errand_curl_slist_append(list, "Expect:") ?? list
       headerList = list
-      _ = errand_curl_easy_setopt_pointer(easy, CurlOption.httpHeader, list)
+      try setPointer(CurlOption.httpHeader, list)
     }
 
-    private func setLong(_ option: Int32, _ value: Int) {
-      _ = errand_curl_easy_setopt_long(easy, option, value)
+    /// Restrict a handle to http and https: `CURLOPT_PROTOCOLS_STR` where libcurl knows it (7.85
+    /// and later), else the `CURLOPT_PROTOCOLS` bitmask; a handle is never left unrestricted.
+    static func restrictToHTTP(
+      setString: (Int32, String) -> Int32, setLong: (Int32, Int) -> Int32
+    ) throws {
+      let named = setString(CurlOption.protocolsString, "http,https")
+      if named == curlUnknownOption {
+        try check(setLong(CurlOption.protocols, curlProtocolsHTTP), CurlOption.protocols)
+      } else {
+        try check(named, CurlOption.protocolsString)
+      }
     }
 
-    private func setString(_ option: Int32, _ value: String) {
-      _ = errand_curl_easy_setopt_pointer(easy, option, value)
+    /// Throw ``CurlOptionRefused`` unless `code` is `CURLE_OK`.
+    static func check(_ code: Int32, _ option: Int32) throws {
+      guard code != 0 else { return }
+      throw CurlOptionRefused(
+        option: CurlOption.names[option] ?? "option \(option)", code: code,
+        reason: String(cString: errand_curl_easy_strerror(code)))
+    }
+
+    private func check(_ code: Int32, _ option: Int32) throws {
+      try Self.check(code, option)
+    }
+
+    private func setLong(_ option: Int32, _ value: Int) throws {
+      try check(errand_curl_easy_setopt_long(easy, option, value), option)
+    }
+
+    private func setString(_ option: Int32, _ value: String) throws {
+      try check(errand_curl_easy_setopt_pointer(easy, option, value), option)
+    }
+
+    private func setPointer(_ option: Int32, _ value: UnsafeRawPointer?) throws {
+      try check(errand_curl_easy_setopt_pointer(easy, option, value), option)
     }
 
     /// Free the handle (or hand it back, reset, to `handingBack`), then what it pointed at. Loop
     /// thread (or before the handle was added).
     func cleanUp(handingBack: ((UnsafeMutableRawPointer) -> Void)? = nil) {
+      guard !cleanedUp else {
+        assertionFailure("a transfer's handle was cleaned up twice")
+        return
+      }
+      cleanedUp = true
       if let handingBack {
         handingBack(easy)
       } else {

@@ -30,7 +30,6 @@ typedef int (*errand_curl_progress_callback)(
     void *_Nullable, int64_t, int64_t, int64_t, int64_t);
 int errand_curl_easy_setopt_progress_callback(
     void *_Nonnull easy, int option, errand_curl_progress_callback _Nullable callback);
-int errand_curl_easy_getinfo_long(void *_Nonnull easy, int info, long *_Nonnull value);
 int errand_curl_easy_pause(void *_Nonnull easy, int bitmask);
 const char *_Nonnull errand_curl_easy_strerror(int code);
 

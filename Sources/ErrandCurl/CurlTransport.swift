@@ -67,8 +67,8 @@
     /// Send a request and wait for the whole response.
     /// - Parameter request: The request to send.
     /// - Returns: The response, whatever its status.
-    /// - Throws: The `URLError` URLSession reports for the same fault, `InsecureRedirectError`
-    ///   or `RefusedRedirectError` for a redirect it would not follow, `CancellationError` as
+    /// - Throws: The `URLError` URLSession reports for the same fault, `RefusedRedirectError` for
+    ///   a redirect it would not follow, `CancellationError` as
     ///   soon as the calling task is cancelled, or ``CurlUnavailableError``;
     ///   `APIError.invalidRequest` before anything is sent for a request (or a redirect) that
     ///   fails `HTTPRequest.validate()`.
@@ -153,8 +153,6 @@
         var resent = request
         resent.url = url
         return resent
-      case .refuseDowngrade(let from, let to):
-        throw InsecureRedirectError(from: from, to: to)
       case .refuse(let error):
         throw error
       }

@@ -56,7 +56,7 @@ public enum APIError: Error, LocalizedError {
   /// connection could be made; a refused redirect or a failed token refresh says what it is.
   static func lead(for underlying: any Error) -> String {
     switch underlying {
-    case is InsecureRedirectError, is RefusedRedirectError:
+    case is RefusedRedirectError:
       return "The request stopped at a redirect"
     case is AuthenticationError:
       return "The request could not be authenticated"

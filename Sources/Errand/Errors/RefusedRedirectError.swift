@@ -1,8 +1,9 @@
 import Foundation
 
-/// A redirect that ``URLSessionTransport`` refused to follow because following it would do
-/// something the caller did not ask for. (A redirect from HTTPS to plain HTTP is an
-/// ``InsecureRedirectError``.)
+/// A redirect that a transport refused to follow because following it would do something the
+/// caller did not ask for: leave HTTPS for plain HTTP, leave http and https altogether, or send a
+/// body where it was not meant to go. Both URLs are kept with their secrets hidden, so printing
+/// the error never shows a token from a redirect URL.
 public struct RefusedRedirectError: Error, LocalizedError, Hashable {
   /// Why a redirect was refused.
   public enum Reason: Sendable, Hashable {
@@ -13,6 +14,8 @@ public struct RefusedRedirectError: Error, LocalizedError, Hashable {
     /// asked to repeat a request that has a body at another origin that is not a trusted host.
     /// Errand neither sends the body there nor sends the request without it.
     case bodyWouldBeDropped
+    /// The redirect goes from HTTPS to plain HTTP.
+    case downgradeToHTTP
   }
 
   /// The URL that answered with the redirect, secrets hidden.
@@ -42,6 +45,9 @@ public struct RefusedRedirectError: Error, LocalizedError, Hashable {
     case .bodyWouldBeDropped:
       return "refused to follow a redirect from \(from) to \(location): the request's body would "
         + "not be sent again to another origin"
+    case .downgradeToHTTP:
+      return "refused to follow a redirect from \(from) to \(location): it would downgrade HTTPS "
+        + "to plain HTTP"
     }
   }
 }

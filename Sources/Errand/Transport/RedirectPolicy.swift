@@ -14,8 +14,6 @@ package enum RedirectPolicy {
   package enum Decision: Equatable {
     /// Follow with this request.
     case follow(URLRequest)
-    /// Refuse: the redirect would downgrade from HTTPS to HTTP.
-    case refuseDowngrade(from: URL, to: URL)
     /// Refuse for another reason.
     case refuse(RefusedRedirectError)
     /// Send the request again, body included, to this URL (of the same origin, or a trusted
@@ -57,7 +55,9 @@ package enum RedirectPolicy {
           reason: .unsupportedScheme))
     }
     if source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http" {
-      return .refuseDowngrade(from: source, to: target)
+      return .refuse(
+        RefusedRedirectError(
+          from: source.redactedString, location: target.redactedString, reason: .downgradeToHTTP))
     }
     var next = proposed
     if target.user != nil || target.password != nil,

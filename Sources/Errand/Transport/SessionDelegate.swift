@@ -217,9 +217,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     switch decision {
     case .follow(let next):
       completionHandler(next)
-    case .refuseDowngrade(let from, let to):
-      refused.withLock { $0[task.taskIdentifier] = InsecureRedirectError(from: from, to: to) }
-      completionHandler(nil)
     case .refuse(let error):
       refused.withLock { $0[task.taskIdentifier] = error }
       completionHandler(nil)

@@ -16,8 +16,8 @@ import Foundation
 /// (API keys, auth tokens, the app's own secret headers) before following a redirect to another
 /// scheme, host or port (unless the host is one of the `trustedRedirectHosts`), never turns a
 /// user and password in a `Location` into credentials, refuses a redirect from HTTPS to HTTP with
-/// ``InsecureRedirectError`` and a `Location` that is not `http` or `https` with
-/// ``RefusedRedirectError``, sends a request with a body again itself after a redirect that keeps
+/// ``RefusedRedirectError`` (``RefusedRedirectError/Reason/downgradeToHTTP``), and one whose
+/// `Location` is not `http` or `https` likewise, sends a request with a body again itself after a redirect that keeps
 /// the method (`307`/`308`, and `301`/`302` of anything but `POST`) within its origin or to a
 /// trusted host (URLSession on Linux would repeat it without the body) and refuses one to any
 /// other origin, rejects a response with conflicting `Content-Length` headers, and returns a
@@ -114,7 +114,7 @@ public final class URLSessionTransport: Transport {
   /// - Returns: The response, whatever its status.
   /// - Throws: The `URLError` that URLSession reports (`.dataLengthExceedsMaximum` for a body
   ///   over the limit, `.badServerResponse` for an answer that is not valid HTTP), or the
-  ///   ``InsecureRedirectError`` or ``RefusedRedirectError`` of a redirect it would not follow;
+  ///   ``RefusedRedirectError`` of a redirect it would not follow;
   ///   `CancellationError` as soon as the calling task is cancelled; ``APIError/invalidRequest(_:)``
   ///   before anything is sent for a request that fails ``HTTPRequest/validate()``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -52,7 +52,10 @@ import Testing
     let source = url("https://api.example.com/a")
     #expect(
       RedirectPolicy.decide(from: source, proposed: proposed(target))
-        == .refuseDowngrade(from: source, to: url(target)))
+        == .refuse(
+          RefusedRedirectError(
+            from: source.absoluteString, location: url(target).absoluteString,
+            reason: .downgradeToHTTP)))
   }
 
   @Test func delegateRefusesADowngradeAndEndsTheExchangeWithIt() async throws {
@@ -72,26 +75,40 @@ import Testing
     }
     #expect(next == nil)
     // The task then completes without an error of its own; the exchange ends with the refusal.
-    let refused = try await #require(throws: InsecureRedirectError.self) {
+    let refused = try await #require(throws: RefusedRedirectError.self) {
       try await withCheckedThrowingContinuation {
         (exchange: CheckedContinuation<HTTPResponse, any Error>) in
         delegate.register(task, waiting: Waiting(exchange))
         delegate.urlSession(session, task: task, didCompleteWithError: nil)
       }
     }
-    #expect(
-      refused
-        == InsecureRedirectError(
-          from: url("https://api.example.com/a"), to: url("http://api.example.com/b")))
+    #expect(refused.reason == .downgradeToHTTP)
     #expect(
       refused.localizedDescription
         == "refused to follow a redirect from https://api.example.com/a to http://api.example.com/b: "
         + "it would downgrade HTTPS to plain HTTP")
   }
 
+  @Test func aRefusedDowngradeNeverPrintsTheSecretsOfEitherURL() throws {
+    let source = url("https://ann:pa55word@api.example.com/a?token=s3cret-a")
+    let decision = RedirectPolicy.decide(
+      from: source, proposed: proposed("http://api.example.com/b?access_token=s3cret-b"))
+    guard case .refuse(let refused) = decision else {
+      Issue.record("expected a refusal, got \(decision)")
+      return
+    }
+    #expect(refused.reason == .downgradeToHTTP)
+    let text = APIError.transport(refused).localizedDescription
+    for secret in ["pa55word", "s3cret-a", "s3cret-b"] {
+      #expect(!text.contains(secret), "\(text)")
+    }
+    #expect(text.contains("it would downgrade HTTPS to plain HTTP"))
+  }
+
   @Test func refusedRedirectIsATransportErrorThatSaysWhy() {
     let error = APIError.transport(
-      InsecureRedirectError(from: url("https://a.example/x"), to: url("http://a.example/y")))
+      RefusedRedirectError(
+        from: "https://a.example/x", location: "http://a.example/y", reason: .downgradeToHTTP))
     #expect(
       error.localizedDescription
         == "The request stopped at a redirect: refused to follow a redirect from https://a.example/x to "

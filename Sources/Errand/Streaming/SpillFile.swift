@@ -1,0 +1,65 @@
+import Foundation
+
+/// A temporary file that holds the unread part of a body: removed from the directory as soon as
+/// it is open, so nothing is left behind, and emptied whenever the reader catches up.
+///
+/// Writes are gathered into runs of up to ``runLength`` bytes and each run is written with one
+/// call, and the file has separate handles for writing and reading, so neither ever seeks: the
+/// transport's callbacks must keep up with the network, or URLSession queues what they have not
+/// taken yet in memory.
+final class SpillFile {
+  static let runLength = 1024 * 1024
+  private let writer: FileHandle
+  private let reader: FileHandle
+  private var run = Data()
+  private var written: UInt64 = 0
+  private var read: UInt64 = 0
+
+  init() throws {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("errand-body-\(UUID().uuidString)")
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+    }
+    defer { try? FileManager.default.removeItem(at: url) }
+    writer = try FileHandle(forWritingTo: url)
+    reader = try FileHandle(forReadingFrom: url)
+    run.reserveCapacity(Self.runLength)
+  }
+
+  deinit {
+    try? writer.close()
+    try? reader.close()
+  }
+
+  func append(_ chunk: Data) throws {
+    run.append(chunk)
+    if run.count >= Self.runLength {
+      try flush()
+    }
+  }
+
+  private func flush() throws {
+    guard !run.isEmpty else { return }
+    try writer.write(contentsOf: run)
+    written += UInt64(run.count)
+    run.removeAll(keepingCapacity: true)
+  }
+
+  func read(upTo count: Int) throws -> Data {
+    if read == written {
+      try flush()
+    }
+    let chunk = try reader.read(upToCount: min(count, Int(written - read))) ?? Data()
+    guard !chunk.isEmpty else { throw CocoaError(.fileReadCorruptFile) }
+    read += UInt64(chunk.count)
+    return chunk
+  }
+
+  func reset() throws {
+    try writer.truncate(atOffset: 0)
+    try reader.seek(toOffset: 0)
+    written = 0
+    read = 0
+  }
+}

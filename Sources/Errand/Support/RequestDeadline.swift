@@ -1,0 +1,48 @@
+import Foundation
+
+/// When a call gives up: its timeout on the client's clock, counted from when the call starts.
+/// Every exchange of the call (retries included) and every wait a transport bounds with it share
+/// the one deadline.
+@_spi(Transports) public struct RequestDeadline: Sendable {
+  /// How long the exchange may take.
+  public let timeout: Duration
+  private let clock: any Clock<Duration>
+  private let elapsed: @Sendable () -> Duration
+
+  init<C: Clock<Duration>>(timeout: Duration, clock: C) {
+    let start = clock.now
+    self.timeout = timeout
+    self.clock = clock
+    self.elapsed = { start.duration(to: clock.now) }
+  }
+
+  /// How much of the timeout is left; zero or less once the deadline has passed.
+  public var remaining: Duration {
+    timeout - elapsed()
+  }
+
+  /// Run `handler` when the deadline passes, unless the returned function is called first.
+  ///
+  /// On the continuous clock this is an entry in one process-wide timer; on any other clock, a
+  /// task that sleeps on it.
+  /// - Parameter handler: What to run at the deadline; it runs once at most, on no particular
+  ///   thread.
+  /// - Returns: What cancels the timer; call it once the answer is in.
+  public func whenExpired(_ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    schedule(after: remaining, on: clock, handler)
+  }
+
+  /// Run `operation` in a task of its own, returning when it finishes, when the deadline passes
+  /// (``APIError/timedOut``) or when the calling task is cancelled (`CancellationError`),
+  /// whichever comes first; the operation is then cancelled.
+  ///
+  /// For waits a transport cannot end itself: a delay, a handler, another transport.
+  /// - Parameter operation: The work to bound.
+  /// - Returns: What the operation returns.
+  /// - Throws: What the operation throws, ``APIError/timedOut`` or `CancellationError`.
+  public func race<Value: Sendable>(
+    _ operation: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
+    try await withDeadline(remaining, on: clock, operation)
+  }
+}

@@ -1,0 +1,247 @@
+@_spi(Transports) import Errand
+import Foundation
+
+/// Answering: the route a request matches, the answer it resolves to on the stub's clock, and the
+/// report when nothing matches.
+extension StubTransport {
+  /// Record the request and answer it: from the first matching route, else the handler, else the
+  /// endpoint's sample when the stub answers with samples.
+  /// - Parameter request: The request.
+  /// - Returns: The answer, with the request's URL as its URL unless it has one.
+  /// - Throws: The answer's error, `CancellationError` when the task is cancelled while the
+  ///   answer waits, or ``UnmatchedRequest``; `APIError.invalidRequest` for a request that fails
+  ///   `HTTPRequest.validate()`, as Errand's own transports do.
+  public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try await exchange(request, streams: false, deadline: nil, progress: nil)
+  }
+
+  /// Record the request and answer it as ``send(_:)`` does, returning at the head: the body of a
+  /// ``StubResponse/chunks(_:interval:status:headers:failingWith:)`` or
+  /// ``StubResponse/events(_:interval:failingWith:)`` answer arrives chunk by chunk on the stub's
+  /// clock; any other answer's body arrives as one chunk.
+  /// - Parameter request: The request.
+  /// - Returns: The head, with its body in `bodyStream`.
+  /// - Throws: What ``send(_:)`` throws before the head.
+  public nonisolated func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try await exchange(request, streams: true, deadline: nil, progress: nil)
+  }
+
+  /// Answer as ``send(_:)`` or ``stream(_:)`` do, within `deadline`: an answer with nothing to
+  /// wait for comes back at once; one with delays or handlers is worked out in one task raced
+  /// against the deadline and the caller's cancellation; the upstream gets the deadline.
+  /// - Parameters:
+  ///   - request: The request.
+  ///   - streams: Whether to return at the head.
+  ///   - deadline: When to give up; `nil` for never.
+  ///   - progress: Who hears about the request body being sent, for this exchange only.
+  /// - Returns: The answer, or its head.
+  /// - Throws: What ``send(_:)`` throws, `APIError.timedOut` or `CancellationError`.
+  @_spi(Transports) public nonisolated func exchange(
+    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
+    progress: (@Sendable (TransferProgress) -> Void)?
+  ) async throws -> HTTPResponse {
+    if deadline != nil {
+      // As a raced call would: a caller cancelled before it starts gets no answer.
+      try Task.checkCancellation()
+    }
+    // As Errand's own transports do: a request that could not go on the wire never gets an answer.
+    try request.validate()
+    let request = try request.readingBodyFile()
+    if let observer = progress, let body = request.body {
+      observer(TransferProgress(completedBytes: body.count, expectedBytes: body.count))
+    }
+    let (answer, call) = try await route(request)
+    let resolved: Resolved
+    if let atOnce = try Self.resolveAtOnce(answer, call: call, defaultDelay: defaultDelay) {
+      resolved = atOnce
+    } else {
+      resolved = try await Self.bounded(by: deadline) { [clock, defaultDelay] in
+        try await Self.resolve(
+          answer, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
+      }
+    }
+    let limit = request.maximumResponseSize ?? .max
+    switch resolved {
+    case .passthrough:
+      guard let upstream else { throw NoPassthrough(request: request) }
+      await noteForwarded(request)
+      return try await upstream.exchange(
+        request, streams: streams, deadline: deadline, progress: progress)
+    case .whole(var response):
+      response.url = response.url ?? request.url
+      guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
+      return streams ? response.streamingBody() : response
+    case .streamed(var stream):
+      stream.head.url = stream.head.url ?? request.url
+      let head = feed(stream, limit: limit)
+      if streams {
+        return head
+      }
+      return try await Self.bounded(by: deadline) { try await head.collectingBody(upTo: limit) }
+    }
+  }
+
+  /// Wait for `operation` within `deadline` (racing it when there is one).
+  private static func bounded<Value: Sendable>(
+    by deadline: RequestDeadline?, _ operation: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
+    guard let deadline else { return try await operation() }
+    return try await deadline.race(operation)
+  }
+
+  /// The head of a streamed answer, its body written chunk by chunk on the stub's clock by a task
+  /// that stops when the reader does; a body over `limit` ends with
+  /// `URLError(.dataLengthExceedsMaximum)`.
+  private nonisolated func feed(_ stream: StubStream, limit: Int) -> HTTPResponse {
+    let feeding = Locked<Task<Void, Never>?>(nil)
+    let (body, writer) = HTTPBody.makeStream(
+      expectedLength: nil, onCancel: { feeding.withLock { $0 }?.cancel() })
+    let clock = clock
+    let task = Task {
+      var sent = 0
+      do {
+        for (index, chunk) in stream.chunks.enumerated() {
+          if index > 0, stream.interval > .zero {
+            try await clock.sleep(for: stream.interval)
+          }
+          sent += chunk.count
+          guard sent <= limit else { throw URLError(.dataLengthExceedsMaximum) }
+          writer.write(chunk)
+        }
+        if stream.stalls {
+          try await Self.stall()
+        }
+        writer.finish(throwing: stream.failure)
+      } catch {
+        writer.finish(throwing: error)
+      }
+    }
+    feeding.withLock { $0 = task }
+    var head = stream.head
+    head.bodyStream = body
+    return head
+  }
+
+  /// Wait until the task is cancelled: a server that never answers, or stops mid-body.
+  private static func stall() async throws {
+    while true {
+      try await Task.sleep(for: .seconds(3600))
+    }
+  }
+
+  /// A route's answer once sequences, handlers and delays are worked out.
+  private enum Resolved {
+    case whole(HTTPResponse)
+    case streamed(StubStream)
+    case passthrough
+  }
+
+  /// Record the request and find what answers it: the first matching route (counting the call),
+  /// else the handler, else the endpoint's sample when the stub answers with samples, else the
+  /// upstream.
+  /// - Throws: ``UnmatchedRequest`` when nothing answers.
+  private func route(_ request: HTTPRequest) throws -> (StubResponse, call: Int) {
+    record(request)
+    if let index = routes.firstIndex(where: { $0.matcher.matches(request) }) {
+      routes[index].calls += 1
+      return (routes[index].response, routes[index].calls)
+    }
+    if let fallback {
+      return (.handler { request, _ in try await fallback(request) }, 1)
+    }
+    if answersWithSamples, let sample = RequestContext.current?.sample {
+      return (.response(sample), 1)
+    }
+    if upstream != nil {
+      return (.passthrough, 1)
+    }
+    unmatchedRequests.append(request)
+    throw UnmatchedRequest(request: request, closestRoutes: closestRoutes(to: request))
+  }
+
+  private func noteForwarded(_ request: HTTPRequest) {
+    forwardedRequests.append(request)
+  }
+
+  /// A sequence's answer for the `call`th call (1-based): its last answer once it runs out;
+  /// `nil` for an empty sequence.
+  private static func pick(from answers: [StubResponse], call: Int) -> StubResponse? {
+    guard let last = answers.last else { return nil }
+    return call <= answers.count ? answers[call - 1] : last
+  }
+
+  /// Work out an answer that has nothing to wait for (no delay, handler or hang), or `nil`.
+  private static func resolveAtOnce(_ answer: StubResponse, call: Int, defaultDelay: Duration)
+    throws -> Resolved?
+  {
+    guard (answer.delay ?? defaultDelay) <= .zero else { return nil }
+    switch answer.kind {
+    case .response(let response):
+      return .whole(response)
+    case .stream(let stream):
+      return .streamed(stream)
+    case .passthrough:
+      return .passthrough
+    case .failure(let error):
+      throw error
+    case .sequence(let answers):
+      guard let next = pick(from: answers, call: call) else {
+        return .whole(HTTPResponse(status: 500))
+      }
+      return try resolveAtOnce(next, call: call, defaultDelay: defaultDelay)
+    case .handler, .hang:
+      return nil
+    }
+  }
+
+  /// Work out an answer: pick from sequences, run handlers, wait out delays, throw errors.
+  private static func resolve(
+    _ answer: StubResponse, request: HTTPRequest, call: Int, clock: any Clock<Duration>,
+    defaultDelay: Duration
+  ) async throws -> Resolved {
+    let delay = answer.delay ?? defaultDelay
+    if delay > .zero {
+      try await clock.sleep(for: delay)
+    }
+    switch answer.kind {
+    case .response(let response):
+      return .whole(response)
+    case .stream(let stream):
+      return .streamed(stream)
+    case .passthrough:
+      return .passthrough
+    case .failure(let error):
+      throw error
+    case .sequence(let answers):
+      guard let next = pick(from: answers, call: call) else {
+        return .whole(HTTPResponse(status: 500))
+      }
+      return try await resolve(
+        next, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
+    case .handler(let handler):
+      return try await resolve(
+        try await handler(request, call), request: request, call: call, clock: clock,
+        defaultDelay: defaultDelay)
+    case .hang:
+      try await stall()
+      return .whole(HTTPResponse(status: 500))
+    }
+  }
+
+  /// Routes ranked by how close they come to the request (method, then shared path segments),
+  /// each with the clauses the request failed.
+  private func closestRoutes(to request: HTTPRequest, limit: Int = 3) -> [String] {
+    let scored = routes.enumerated().map { offset, route -> (score: Double, offset: Int) in
+      let hint = route.matcher.hint
+      let methodScore = hint.method.map { $0 == request.method ? 0.5 : 0 } ?? 0.25
+      let pathScore = hint.path.map { PathTemplate.similarity($0, request.url.path) } ?? 0
+      return (methodScore + pathScore, offset)
+    }
+    // Only the routes shown are asked why they did not match: a JSON difference is not free.
+    return scored.sorted { ($0.score, -$0.offset) > ($1.score, -$1.offset) }.prefix(limit).map {
+      let route = routes[$0.offset]
+      let misses = route.matcher.mismatches(request).map { "\n    - \($0)" }.joined()
+      return "\(route.matcher) (registered at \(route.location.short))\(misses)"
+    }
+  }
+}

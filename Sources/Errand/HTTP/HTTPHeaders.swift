@@ -170,24 +170,19 @@ extension HTTPHeaders: Sequence {
 }
 
 extension HTTPHeaders: CustomStringConvertible {
-  /// The names, lowercased, whose values Errand hides whenever it prints headers:
-  /// `authorization`, `proxy-authorization`, `cookie` and `set-cookie`.
-  public static let sensitiveNames: Set<String> = [
+  /// The names, lowercased, whose values Errand hides whenever it prints headers, whatever the
+  /// ``Redaction``: `authorization`, `proxy-authorization`, `cookie` and `set-cookie`.
+  static let sensitiveNames: Set<String> = [
     "authorization", "proxy-authorization", "cookie", "set-cookie",
   ]
 
   /// The value printed in place of a hidden header value.
   public static let redactedValue = "<redacted>"
 
-  /// A copy with the values of sensitive fields replaced by ``redactedValue``.
-  /// - Parameter names: More names to hide, in any case, on top of ``sensitiveNames``.
-  /// - Returns: The redacted copy, with the same names in the same order.
-  public func redacted(_ names: Set<String> = []) -> HTTPHeaders {
-    Redaction(headers: names).redact(self)
-  }
-
-  /// The fields one per line as `Name: value`, with sensitive values hidden.
+  /// The fields one per line as `Name: value`, with credential values (`Authorization`,
+  /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`) hidden; ``Redaction/redact(_:)-(HTTPHeaders)``
+  /// hides more.
   public var description: String {
-    redacted().fields.map(\.description).joined(separator: "\n")
+    Redaction(headers: []).redact(self).fields.map(\.description).joined(separator: "\n")
   }
 }

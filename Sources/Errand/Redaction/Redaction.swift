@@ -14,7 +14,8 @@ import Foundation
 /// redaction.bodyFields.insert("pin")
 /// ```
 public struct Redaction: Sendable, Hashable {
-  /// Header names to hide on top of ``HTTPHeaders/sensitiveNames``; kept lowercased.
+  /// Header names to hide on top of `Authorization`, `Proxy-Authorization`, `Cookie` and
+  /// `Set-Cookie`, which are always hidden; kept lowercased.
   public var headers: Set<String> {
     didSet { headers = Self.lowercased(headers) }
   }

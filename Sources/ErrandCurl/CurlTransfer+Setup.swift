@@ -22,10 +22,8 @@
       // has none). The client enforces the exact deadline; this is a backstop that keeps a call
       // without one from waiting forever, and a second later so that it never wins that race.
       let idle =
-        request.timeout.map { timeout in
-          let seconds =
-            Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-          return Int(min(max(1, seconds.rounded(.up)) + 1, Double(Int32.max / 1000)))
+        request.timeout.map {
+          RequestDeadline.backstopSeconds(for: $0, enforcedByTransport: true)
         } ?? 60
       try setLong(CurlOption.connectTimeoutMilliseconds, idle * 1000)
       try setLong(CurlOption.lowSpeedLimit, 1)

@@ -186,7 +186,7 @@
         failure = URLError(.dataLengthExceedsMaximum, userInfo: [NSURLErrorFailingURLErrorKey: url])
         return false
       }
-      isRedirect = [301, 302, 303, 307, 308].contains(status) && fields["Location"] != nil
+      isRedirect = RedirectPolicy.followedStatuses.contains(status) && fields["Location"] != nil
       if streams && !isRedirect {
         let (stream, writer) = HTTPBody.makeStream(expectedLength: expected) { [weak self] in
           guard let self else { return }

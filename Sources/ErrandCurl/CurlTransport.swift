@@ -105,7 +105,7 @@
         let response = try await perform(
           current, streams: streams, deadline: deadline, uploadProgress: uploadProgress,
           on: engine)
-        guard [301, 302, 303, 307, 308].contains(response.status),
+        guard RedirectPolicy.followedStatuses.contains(response.status),
           let location = response.headers["Location"]
         else { return response }
         current = try redirect(current, to: location, status: response.status)
@@ -122,7 +122,7 @@
         throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
       }
       // As URLSession: a 303, and a 301 or 302 after a POST, become a GET without a body.
-      let becomesGet = status == 303 || ([301, 302].contains(status) && request.method == .post)
+      let becomesGet = RedirectPolicy.becomesGet(status: status, method: request.method.rawValue)
       var proposed = request.urlRequest
       proposed.url = target
       if becomesGet {

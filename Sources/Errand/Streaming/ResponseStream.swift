@@ -24,8 +24,11 @@ public struct ResponseStream: AsyncSequence, Sendable {
   public let response: HTTPResponse
   /// The request that was sent, after the middleware changed it.
   public let request: HTTPRequest
-  /// The body as it arrives.
-  public let body: HTTPBody
+  /// The body as it arrives. Internal: read it by iterating the stream, which applies the idle
+  /// timeout, the size limit and the mapping to ``APIError``.
+  let body: HTTPBody
+  /// The body's announced length (`Content-Length`), when the server sent one.
+  public var expectedLength: Int? { body.expectedLength }
   /// The longest line ``lines`` and ``JSONLines`` hold, and the longest event
   /// ``ServerSentEvents`` holds, in bytes, before they throw ``LineTooLongError``; the client's
   /// ``APIClient/Configuration/maximumLineLength`` (1 MiB by default) unless changed here. The

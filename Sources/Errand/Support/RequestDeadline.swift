@@ -45,4 +45,21 @@ import Foundation
   ) async throws -> Value {
     try await withDeadline(remaining, on: clock, operation)
   }
+
+  /// The timeout, in whole seconds, that a transport hands the engine underneath (URLSession's
+  /// `timeoutInterval`, libcurl's connect and low-speed limits): at least a second (Linux reads
+  /// whole seconds), rounded up, at most about 24 days (libcurl counts milliseconds in an
+  /// `Int32`). When the transport enforces the exact deadline itself, the engine's timer is only
+  /// a backstop, one second later, so that it never wins the race: on Linux it fires up to a
+  /// millisecond early.
+  /// - Parameters:
+  ///   - timeout: The request's timeout.
+  ///   - enforcedByTransport: Whether the transport ends the wait at the deadline itself.
+  /// - Returns: The engine's timeout in seconds.
+  public static func backstopSeconds(for timeout: Duration, enforcedByTransport: Bool) -> Int {
+    let seconds =
+      Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    let backstop = max(1, seconds.rounded(.up)) + (enforcedByTransport ? 1 : 0)
+    return Int(min(backstop, Double(Int32.max / 1000)))
+  }
 }

@@ -21,6 +21,15 @@ package enum RedirectPolicy {
     case resend(URL)
   }
 
+  /// The statuses whose `Location` is followed.
+  package static let followedStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+  /// Whether a redirect turns the request into a `GET` without a body, as browsers and URLSession
+  /// do: a `303`, and a `301` or `302` after a `POST`.
+  package static func becomesGet(status: Int, method: String) -> Bool {
+    status == 303 || ([301, 302].contains(status) && method.uppercased() == "POST")
+  }
+
   /// Decide what to do with a redirect from `source` (the URL that answered with a redirect) to
   /// `proposed`.
   /// - Parameters:
@@ -42,7 +51,7 @@ package enum RedirectPolicy {
     // but a POST (which becomes a GET, as in browsers). URLSession on Linux repeats such a
     // request without its body; Errand sends it again itself, where the body may go.
     let keepsMethod =
-      [307, 308].contains(status) || ([301, 302].contains(status) && method.uppercased() != "POST")
+      followedStatuses.contains(status) && !becomesGet(status: status, method: method)
     let repeatsBody = keepsMethod && hasBody
     guard let source, var target = proposed.url else { return .follow(proposed) }
     if let location, let scheme = URL(string: location, relativeTo: source)?.absoluteURL.scheme,

@@ -191,11 +191,8 @@ public final class URLSessionTransport: Transport {
     try request.validate()
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {
-      // At least a second (Linux reads whole seconds), at most about 68 years (curl's limit).
-      // When this transport enforces the exact deadline itself, URLSession's own timer is only a
-      // backstop, a second later: on Linux it fires up to a millisecond before its time.
-      let seconds = max(1, timeout.seconds.rounded(.up)) + (enforcesDeadline ? 1 : 0)
-      urlRequest.timeoutInterval = min(seconds, Double(Int32.max))
+      urlRequest.timeoutInterval = Double(
+        RequestDeadline.backstopSeconds(for: timeout, enforcedByTransport: enforcesDeadline))
     }
     let limit = request.maximumResponseSize
     let (session, delegate) =

@@ -22,11 +22,20 @@ struct LineSplitter {
     self.unit = unit
   }
 
-  /// The lines that `chunk` completes, without their line endings.
+  /// The lines that `chunk` completes, without their line endings, as UTF-8 text (invalid bytes
+  /// read as U+FFFD).
   /// - Throws: ``LineTooLongError`` as soon as an unfinished line is longer than
   ///   `maximumLength`.
   mutating func push(_ chunk: Data) throws(LineTooLongError) -> [String] {
-    var lines: [String] = []
+    try pushBytes(chunk).map(Self.text)
+  }
+
+  /// The lines that `chunk` completes, without their line endings, as bytes: for parsers that
+  /// split a line by byte before decoding it, as the event-stream rules do.
+  /// - Throws: ``LineTooLongError`` as soon as an unfinished line is longer than
+  ///   `maximumLength`.
+  mutating func pushBytes(_ chunk: Data) throws(LineTooLongError) -> [[UInt8]] {
+    var lines: [[UInt8]] = []
     for byte in chunk {
       if afterCarriageReturn {
         afterCarriageReturn = false
@@ -39,10 +48,10 @@ struct LineSplitter {
         if pending.last == UInt8(ascii: "\r") {
           pending.removeLast()
         }
-        lines.append(Self.text(pending))
+        lines.append(pending)
         pending.removeAll(keepingCapacity: true)
       case UInt8(ascii: "\r") where endsAtLoneCarriageReturn:
-        lines.append(Self.text(pending))
+        lines.append(pending)
         pending.removeAll(keepingCapacity: true)
         afterCarriageReturn = true
       default:

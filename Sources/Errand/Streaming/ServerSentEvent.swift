@@ -44,14 +44,34 @@ public struct ServerSentEvent: Sendable, Hashable {
     return events
   }
 
-  /// The event as a server sends it, ending with the blank line that dispatches it.
+  /// The event as a server sends it, ending with the blank line that dispatches it: its `id`,
+  /// when it has one, is written out. For a sequence of events, where an event without an `id`
+  /// must clear the one before, use ``wireFormat(of:)``.
   public var wireFormat: String {
+    wireFormat(after: nil)
+  }
+
+  /// Events as a server sends them, one string per event, so that reading them back gives the
+  /// same events: an `id` line where the last event ID changes (`id:` with no value where it is
+  /// cleared, as after an event with an ID comes one without) and none where it carries over.
+  /// - Parameter events: The events, in order.
+  /// - Returns: Each event's text, ending with the blank line that dispatches it.
+  public static func wireFormat(of events: [ServerSentEvent]) -> [String] {
+    var lastID: String?
+    return events.map { event in
+      defer { lastID = event.id }
+      return event.wireFormat(after: lastID)
+    }
+  }
+
+  /// The event's text when the stream's last event ID before it is `previous`.
+  private func wireFormat(after previous: String?) -> String {
     var text = ""
     if event != "message" {
       text += "event: \(event)\n"
     }
-    if let id {
-      text += "id: \(id)\n"
+    if id != previous {
+      text += id.map { "id: \($0)\n" } ?? "id:\n"
     }
     if let retry {
       text += "retry: \(retry.wholeMilliseconds)\n"
@@ -78,8 +98,11 @@ struct ServerSentEventParser {
   /// The longest event data (and line) to hold, in bytes.
   private let maximumLength: Int
   private var eventType = ""
-  private var lastEventID = ""
+  /// The last event ID buffer: it persists across events until an `id` field changes it.
+  private(set) var lastEventID = ""
   private var retry: Duration?
+  /// The stream's reconnection time: the last valid `retry` field read, in any block.
+  private(set) var reconnectionTime: Duration?
 
   init(maximumLength: Int = .max) {
     self.maximumLength = maximumLength
@@ -92,7 +115,7 @@ struct ServerSentEventParser {
   ///   maximum length.
   mutating func push(_ chunk: Data) throws(LineTooLongError) -> [ServerSentEvent] {
     var events: [ServerSentEvent] = []
-    for line in try splitter.push(chunk) {
+    for line in try splitter.pushBytes(chunk) {
       if let event = try process(line) {
         events.append(event)
       }
@@ -105,56 +128,67 @@ struct ServerSentEventParser {
     _ = splitter.finish()
   }
 
-  private mutating func process(_ raw: String) throws(LineTooLongError) -> ServerSentEvent? {
-    var line = Substring(raw)
+  /// One line, split and stripped by byte as the standard says (at the first U+003A COLON, then
+  /// one U+0020 SPACE), each part decoded from UTF-8 with replacement only then: a colon or space
+  /// followed by a combining mark is still a colon or a space.
+  private mutating func process(_ raw: [UInt8]) throws(LineTooLongError) -> ServerSentEvent? {
+    var line = raw[...]
     if atStart {
       atStart = false
-      if line.first == "\u{FEFF}" {
-        line = line.dropFirst()
+      if line.starts(with: Self.byteOrderMark) {
+        line = line.dropFirst(Self.byteOrderMark.count)
       }
     }
     if line.isEmpty {
       return dispatch()
     }
-    if line.first == ":" {
+    let colon = UInt8(ascii: ":")
+    if line.first == colon {
       return nil
     }
-    let field: Substring
-    var value: Substring
-    if let colon = line.firstIndex(of: ":") {
-      field = line[..<colon]
-      value = line[line.index(after: colon)...]
-      if value.first == " " {
+    let field: ArraySlice<UInt8>
+    var value: ArraySlice<UInt8>
+    if let index = line.firstIndex(of: colon) {
+      field = line[..<index]
+      value = line[(index + 1)...]
+      if value.first == UInt8(ascii: " ") {
         value = value.dropFirst()
       }
     } else {
       field = line
-      value = ""
+      value = []
     }
-    switch field {
+    switch String(decoding: field, as: UTF8.self) {
     case "event":
-      eventType = String(value)
+      eventType = String(decoding: value, as: UTF8.self)
     case "data":
-      dataLength += value.utf8.count + 1
+      dataLength += value.count + 1
       guard dataLength <= maximumLength else {
         data = ""
         dataLength = 0
         throw LineTooLongError(unit: .event, limit: maximumLength)
       }
-      data += value + "\n"
+      data += String(decoding: value, as: UTF8.self) + "\n"
     case "id":
-      if !value.contains("\0") {
-        lastEventID = String(value)
+      if !value.contains(0) {
+        lastEventID = String(decoding: value, as: UTF8.self)
       }
     case "retry":
-      if !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }) {
-        retry = Int64(value).map { .milliseconds($0) } ?? .milliseconds(Int64.max)
+      if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+      {
+        let milliseconds = Int64(String(decoding: value, as: UTF8.self))
+        retry = milliseconds.map { .milliseconds($0) } ?? .milliseconds(Int64.max)
+        // The stream's reconnection time, whether or not an event is dispatched after it.
+        reconnectionTime = retry
       }
     default:
       break
     }
     return nil
   }
+
+  /// U+FEFF BYTE ORDER MARK in UTF-8, skipped once at the start of a stream.
+  private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
   private mutating func dispatch() -> ServerSentEvent? {
     defer {
@@ -180,12 +214,38 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
   /// The stream the events are read from: its head, and ``ResponseStream/cancel()`` to stop.
   public let stream: ResponseStream
+  /// What the stream's fields have set so far, shared with the iterator that reads them.
+  private let state = Locked(State())
+
+  struct State {
+    var reconnectionTime: Duration?
+    var lastEventID = ""
+  }
+
+  init(stream: ResponseStream) {
+    self.stream = stream
+  }
+
+  /// The stream's reconnection time so far: the last valid `retry` field read, whether or not an
+  /// event was dispatched after it (a block with a `retry` and no `data` sets it too); `nil`
+  /// until a `retry` field comes. Readable while a loop reads the events.
+  public var reconnectionTime: Duration? {
+    state.withLock { $0.reconnectionTime }
+  }
+
+  /// The stream's last event ID so far, which a reconnecting client sends as `Last-Event-ID`:
+  /// set by every `id` field (an empty one clears it), with or without an event after it; `nil`
+  /// while it is empty.
+  public var lastEventID: String? {
+    state.withLock { $0.lastEventID.isEmpty ? nil : $0.lastEventID }
+  }
 
   /// Reads the events in order.
   public struct AsyncIterator: AsyncIteratorProtocol {
     var chunks: ResponseStream.AsyncIterator
     var parser: ServerSentEventParser
     var ready: [ServerSentEvent] = []
+    let state: Locked<State>
 
     /// The next event, or `nil` when the stream ends.
     /// - Returns: The event.
@@ -203,6 +263,11 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
           chunks.stream.cancel()
           throw APIError.transport(error)
         }
+        let (time, id) = (parser.reconnectionTime, parser.lastEventID)
+        state.withLock { state in
+          state.reconnectionTime = time
+          state.lastEventID = id
+        }
       }
       return ready.popLast()
     }
@@ -213,6 +278,6 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
   public func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(
       chunks: stream.makeAsyncIterator(),
-      parser: ServerSentEventParser(maximumLength: stream.maximumLineLength))
+      parser: ServerSentEventParser(maximumLength: stream.maximumLineLength), state: state)
   }
 }

@@ -125,7 +125,7 @@ extension Cassette.Exchange {
   private static func events(in chunks: [Data]) -> [ServerSentEvent]? {
     let text = String(decoding: chunks.reduce(Data(), +), as: UTF8.self)
     let events = ServerSentEvent.parse(text)
-    let written = events.map { $0.wireFormat }.joined()
+    let written = ServerSentEvent.wireFormat(of: events).joined()
     return ServerSentEvent.parse(written) == events ? events : nil
   }
 
@@ -186,12 +186,11 @@ extension Cassette.Exchange {
       headers: try Self.headers(request["headers"], field: "request.headers"),
       body: requestBody.isEmpty ? nil : requestBody)
     if case .array(let events)? = response["events"] {
-      var wire: [Data] = []
+      var read: [ServerSentEvent] = []
       for (index, event) in events.enumerated() {
-        wire.append(
-          Data(try Self.event(event, field: "response.events[\(index)]").wireFormat.utf8))
+        read.append(try Self.event(event, field: "response.events[\(index)]"))
       }
-      chunks = wire
+      chunks = ServerSentEvent.wireFormat(of: read).map { Data($0.utf8) }
     } else if case .array(let parts)? = response["chunks"] {
       var chunks: [Data] = []
       for (index, part) in parts.enumerated() {

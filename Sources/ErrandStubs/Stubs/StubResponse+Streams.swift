@@ -56,7 +56,7 @@ extension StubResponse {
     _ events: [ServerSentEvent], interval: Duration = .zero, failingWith failure: (any Error)? = nil
   ) -> StubResponse {
     .chunks(
-      events.map { Data($0.wireFormat.utf8) }, interval: interval,
+      ServerSentEvent.wireFormat(of: events).map { Data($0.utf8) }, interval: interval,
       headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"],
       failingWith: failure)
   }

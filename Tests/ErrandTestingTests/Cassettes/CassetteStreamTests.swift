@@ -32,9 +32,12 @@ import Testing
 
   @Test func anEventStreamIsRecordedAsEventsAndReplaysThem() async throws {
     let file = temporaryCassette()
+    // The third event clears the last event ID (an empty `id:` on the wire); the last keeps it
+    // cleared (no `id` line): both survive recording and replay.
     let events = [
       ServerSentEvent(data: "{\"name\":\"Rex\"}", id: "1"),
       ServerSentEvent(event: "tick", data: "two\nlines", id: "2", retry: .seconds(2)),
+      ServerSentEvent(data: "after a reset"), ServerSentEvent(data: "still none"),
     ]
     let upstream = StubTransport()
     await upstream.on(.get, "/v1/sse", .events(events, interval: .milliseconds(1)))
@@ -55,7 +58,7 @@ import Testing
     #expect(replayed == events)
     #expect(
       try await Self.chunks(of: client(CassetteTransport(url: file, mode: .none)).stream(endpoint))
-        .count == 2)
+        .count == 4)
   }
 
   @Test func aStreamCutShortIsNotRecorded() async throws {

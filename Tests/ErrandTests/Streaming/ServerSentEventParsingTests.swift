@@ -55,6 +55,27 @@ import Testing
     Case(
       name: "unknown fields are ignored", wire: "foo: bar\ndata: x\n\n",
       events: [ServerSentEvent(data: "x")]),
+    // The HTML Standard splits a line at the first U+003A COLON and drops one U+0020 SPACE after
+    // it, by code point: a combining mark after either does not hide it.
+    Case(
+      name: "a combining mark after the space", wire: "data: \u{0301}x\n\n",
+      events: [ServerSentEvent(data: "\u{0301}x")]),
+    Case(
+      name: "a combining mark after the colon", wire: "data:\u{0301}x\n\n",
+      events: [ServerSentEvent(data: "\u{0301}x")]),
+    Case(
+      name: "a Devanagari vowel sign after the colon", wire: "data:\u{093F}\u{0915}\n\n",
+      events: [ServerSentEvent(data: "\u{093F}\u{0915}")]),
+    Case(
+      name: "a combining mark after the colon of an id", wire: "id:\u{0301}7\ndata: a\n\n",
+      events: [ServerSentEvent(data: "a", id: "\u{0301}7")]),
+    Case(
+      name: "a space then a combining mark in an event type",
+      wire: "event: \u{0301}tick\ndata: a\n\n",
+      events: [ServerSentEvent(event: "\u{0301}tick", data: "a")]),
+    Case(
+      name: "a retry in a block without data sets the time for later",
+      wire: "retry: 5000\n\ndata: a\n\n", events: [ServerSentEvent(data: "a")]),
   ]
 
   @Test(arguments: cases, [false, true])
@@ -109,5 +130,71 @@ import Testing
     }
     #expect(received == [ServerSentEvent(data: "x", retry: .milliseconds(Int64.max))])
     #expect(received.first?.wireFormat == "retry: 9223372036854775807\ndata: x\n\n")
+  }
+
+  /// Invalid UTF-8 reads as U+FFFD, per part of the line, as decoding the whole stream would.
+  @Test func invalidBytesReadAsReplacementCharacters() async throws {
+    let wire =
+      Data("data: a".utf8) + Data([0xFF, 0xC3]) + Data(":b\nid: \u{00E9}".utf8)
+      + Data([0x80]) + Data("\n\n".utf8)
+    let received = try await Self.events(from: [wire])
+    #expect(received == [ServerSentEvent(data: "a\u{FFFD}\u{FFFD}:b", id: "\u{00E9}\u{FFFD}")])
+  }
+
+  /// The reconnection time and the last event ID belong to the stream: a `retry` or an `id` in a
+  /// block that dispatches nothing still sets them.
+  @Test func theStreamKeepsItsReconnectionTimeAndLastEventID() async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/sse",
+      .chunks([
+        Data("retry: 2500\nid: 41\n\n".utf8), Data("data: a\n\n".utf8),
+        Data("retry: x\nid: 42\n\n".utf8),
+      ]))
+    let events = try await client(stub).events(Endpoint<Data>(path: "sse", decoding: .data))
+    #expect(events.reconnectionTime == nil && events.lastEventID == nil)
+    var received: [ServerSentEvent] = []
+    for try await event in events {
+      received.append(event)
+      #expect(events.reconnectionTime == .milliseconds(2500))
+    }
+    #expect(received == [ServerSentEvent(data: "a", id: "41")])
+    #expect(events.reconnectionTime == .milliseconds(2500), "an invalid retry changes nothing")
+    #expect(events.lastEventID == "42")
+  }
+
+  /// A stub writes the last event ID as it changes: cleared with an empty `id:`, carried over
+  /// with none, so what a test stubs is what the code under test reads.
+  @Test func stubbedEventsReadBackAsGivenWhenAnIDIsCleared() async throws {
+    let given = [
+      ServerSentEvent(data: "a", id: "1"), ServerSentEvent(data: "b"),
+      ServerSentEvent(data: "c", id: "2"), ServerSentEvent(data: "d", id: "2"),
+    ]
+    #expect(
+      ServerSentEvent.wireFormat(of: given) == [
+        "id: 1\ndata: a\n\n", "id:\ndata: b\n\n", "id: 2\ndata: c\n\n", "data: d\n\n",
+      ])
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/sse", .events(given))
+    var received: [ServerSentEvent] = []
+    for try await event in try await client(stub).events(
+      Endpoint<Data>(path: "sse", decoding: .data))
+    {
+      received.append(event)
+    }
+    #expect(received == given)
+  }
+
+  /// The events a stub serving `chunks` delivers.
+  static func events(from chunks: [Data]) async throws -> [ServerSentEvent] {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/sse", .chunks(chunks))
+    var received: [ServerSentEvent] = []
+    for try await event in try await client(stub).events(
+      Endpoint<Data>(path: "sse", decoding: .data))
+    {
+      received.append(event)
+    }
+    return received
   }
 }

@@ -1,0 +1,150 @@
+import Errand
+import ErrandTesting
+import Foundation
+import TestSupport
+import Testing
+
+/// `events(_:reconnect:)`: the EventSource half of Server-Sent Events, on a `TestClock`, so a
+/// 3-second reconnection wait takes no wall time.
+@Suite(.timeLimit(.minutes(2))) struct ReconnectionTests {
+  static let feed = Endpoint<Data>(path: "feed", decoding: .data)
+  static let dropped = URLError(.networkConnectionLost)
+
+  /// A client on `clock` over `stub`, and a log of the states it reports.
+  static func client(_ stub: StubTransport, clock: TestClock) -> APIClient {
+    APIClient(
+      baseURL: base, transport: stub, configuration: APIClient.Configuration(clock: clock))
+  }
+
+  /// Read every event of `events` in a task, advancing `clock` past each reconnection wait the
+  /// states announce, and return the events.
+  static func read(
+    _ events: ReconnectingServerSentEvents, clock: TestClock, waits: [Duration]
+  ) async throws -> [ServerSentEvent] {
+    let reading = Task {
+      var received: [ServerSentEvent] = []
+      for try await event in events { received.append(event) }
+      return received
+    }
+    for wait in waits {
+      try #require(await clock.waitForSleeper(dueIn: wait))
+      await clock.advance(by: wait)
+    }
+    return try await reading.cancellableValue
+  }
+
+  @Test func aDroppedStreamReconnectsWithTheLastEventIDAndGoesOn() async throws {
+    let clock = TestClock()
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/feed",
+      .sequence([
+        .events(
+          [ServerSentEvent(data: "a", id: "1"), ServerSentEvent(data: "b", id: "2")],
+          failingWith: Self.dropped),
+        .events([ServerSentEvent(data: "c", id: "3", retry: .milliseconds(500))]),
+        .status(204),
+      ]))
+    let states = Locked<[String]>([])
+    let events = Self.client(stub, clock: clock).events(Self.feed, reconnect: .default) {
+      state in states.withLock { $0.append("\(state)") }
+    }
+    let received = try await Self.read(
+      events, clock: clock, waits: [.seconds(3), .milliseconds(500)])
+    #expect(received.map(\.data) == ["a", "b", "c"])
+    let sent = await stub.requests(matching: .any)
+    #expect(sent.map { $0.headers["Last-Event-ID"] } == [nil, "2", "3"])
+    #expect(sent.allSatisfy { $0.headers["Accept"] == "text/event-stream" })
+    #expect(
+      states.withLock { $0 } == [
+        "connected(attempt: 1)", "reconnecting(after: 3.0 seconds, attempt: 2)",
+        "connected(attempt: 2)", "reconnecting(after: 0.5 seconds, attempt: 3)", "closed",
+      ])
+  }
+
+  @Test(arguments: [
+    (StubResponse.status(503, body: Data("busy".utf8)), APIError.Kind.unacceptableStatus),
+    (
+      .status(200, body: Data("data: x\n\n".utf8), headers: ["Content-Type": "text/plain"]),
+      .decoding
+    ),
+  ])
+  func aStatusOrATypeThatIsNotAStreamFailsWithoutReconnecting(
+    answer: StubResponse, kind: APIError.Kind
+  ) async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/feed", answer)
+    let events = Self.client(stub, clock: TestClock()).events(Self.feed, reconnect: .default)
+    let error = await #expect(throws: APIError.self) { for try await _ in events {} }
+    #expect(error?.kind == kind)
+    if kind == .decoding {
+      #expect(error?.underlyingError is NotAnEventStream)
+    }
+    #expect(await stub.requests(matching: .any).count == 1)
+  }
+
+  @Test(arguments: [false, true])
+  func aBodyIsSentAgainOnlyWhenAllowed(resendsBody: Bool) async throws {
+    let clock = TestClock()
+    let stub = StubTransport()
+    await stub.on(
+      .post, "/v1/chat",
+      .sequence([
+        .events([ServerSentEvent(data: "Hel", id: "1")], failingWith: Self.dropped),
+        .events([ServerSentEvent(data: "lo", id: "2")]), .status(204),
+      ]))
+    let prompt = Endpoint<Data>(
+      method: .post, path: "chat", body: .data(Data(#"{"q":"hi"}"#.utf8)), decoding: .data)
+    let events = Self.client(stub, clock: clock).events(
+      prompt, reconnect: ReconnectPolicy(resendsBody: resendsBody))
+    if resendsBody {
+      // A wait after the drop, and one after the second connection ends before the 204.
+      let received = try await Self.read(events, clock: clock, waits: [.seconds(3), .seconds(3)])
+      #expect(received.map(\.data) == ["Hel", "lo"])
+      let sent = await stub.requests(matching: .any)
+      #expect(sent.count == 3)
+      #expect(sent.allSatisfy { $0.body == Data(#"{"q":"hi"}"#.utf8) })
+    } else {
+      var received: [String] = []
+      let error = await #expect(throws: APIError.self) {
+        for try await event in events { received.append(event.data) }
+      }
+      #expect(received == ["Hel"])
+      #expect(error?.urlError?.code == .networkConnectionLost)
+      #expect(await stub.requests(matching: .any).count == 1)
+    }
+  }
+
+  @Test func itGivesUpAfterTheBudgetBackingOffOnTheWay() async throws {
+    let clock = TestClock()
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/feed", .error(URLError(.cannotConnectToHost)))
+    let events = Self.client(stub, clock: clock).events(
+      Self.feed, reconnect: ReconnectPolicy(maximumAttempts: 2, jitter: false))
+    let reading = Task { for try await _ in events {} }
+    for wait in [Duration.seconds(3), .seconds(6)] {
+      try #require(await clock.waitForSleeper(dueIn: wait))
+      await clock.advance(by: wait)
+    }
+    let error = await #expect(throws: APIError.self) { try await reading.cancellableValue }
+    let gaveUp = try #require(error?.underlyingError as? ReconnectionError)
+    #expect(gaveUp.attempts == 3)
+    #expect(gaveUp.lastError.urlError?.code == .cannotConnectToHost)
+    #expect(
+      error?.localizedDescription.contains("gave up reconnecting the event stream after 3") == true)
+    #expect(await stub.requests(matching: .any).count == 3)
+  }
+
+  @Test func cancellingEndsItAtOnceWhileItWaits() async throws {
+    let clock = TestClock()
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/feed", .events([ServerSentEvent(data: "a")]))
+    let events = Self.client(stub, clock: clock).events(Self.feed, reconnect: .default)
+    let reading = Task { for try await _ in events {} }
+    try #require(await clock.waitForSleeper(dueIn: .seconds(3)))
+    reading.cancel()
+    let error = await #expect(throws: APIError.self) { try await reading.value }
+    #expect(error?.kind == .cancelled)
+    #expect(await stub.requests(matching: .any).count == 1)
+  }
+}

@@ -161,7 +161,8 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
         let opened = try await sequence.connect(lastEventID)
         let response = opened.stream.response
         if response.status == 204 {
-          opened.stream.cancel()
+          // Read to its end (HTTP gives a 204 no body), so that a recorder sees the exchange end.
+          _ = try? await opened.stream.collect()
           ended = true
           sequence.onState?(.closed)
           return

@@ -147,4 +147,68 @@ import Testing
     #expect(error?.kind == .cancelled)
     #expect(await stub.requests(matching: .any).count == 1)
   }
+
+  /// Each reconnection goes through the middleware: a token that expired while the stream was
+  /// down is refreshed, and the stream goes on.
+  @Test func aReconnectionRefreshesAnExpiredToken() async throws {
+    let clock = TestClock()
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/feed",
+      .handler { request, call in
+        switch (call, request.headers["Authorization"]) {
+        case (1, _):
+          return .events([ServerSentEvent(data: "a", id: "1")], failingWith: Self.dropped)
+        case (_, "Bearer new"):
+          return call == 3 ? .events([ServerSentEvent(data: "b", id: "2")]) : .status(204)
+        default:
+          return .status(401)
+        }
+      })
+    let tokens = Tokens(current: "old")
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(
+        middleware: [BearerAuthenticationMiddleware(provider: tokens)], clock: clock))
+    let feed = Endpoint<Data>(path: "feed", requiresAuthentication: true, decoding: .data)
+    let events = client.events(feed, reconnect: ReconnectPolicy(jitter: false))
+    let received = try await Self.read(events, clock: clock, waits: [.seconds(3), .seconds(3)])
+    #expect(received.map(\.data) == ["a", "b"])
+    #expect(await tokens.refreshes == 1)
+    let sent = await stub.requests(matching: .any)
+    #expect(
+      sent.map { $0.headers["Authorization"] } == [
+        "Bearer old", "Bearer old", "Bearer new", "Bearer new",
+      ])
+    #expect(sent.map { $0.headers["Last-Event-ID"] } == [nil, "1", "1", "2"])
+  }
+
+  /// A cassette records each connection that ends cleanly as an exchange and replays them in
+  /// order. (A connection that drops mid-body is not recorded, as no cut-short body is.)
+  @Test func aCassetteRecordsAndReplaysEveryConnection() async throws {
+    let folder = try TemporaryFolder()
+    let file = folder.appending("reconnecting.json")
+    let upstream = StubTransport()
+    await upstream.on(
+      .get, "/v1/feed",
+      .sequence([
+        .events([ServerSentEvent(data: "a", id: "1", retry: .zero)]),
+        .events([ServerSentEvent(data: "b", id: "2")]), .status(204),
+      ]))
+    var runs: [[String]] = []
+    for transport in [
+      CassetteTransport(url: file, mode: .once, upstream: upstream),
+      CassetteTransport(url: file, mode: .none),
+    ] {
+      let client = APIClient(baseURL: base, transport: transport)
+      var received: [String] = []
+      for try await event in client.events(
+        Self.feed, reconnect: ReconnectPolicy(initialDelay: .zero))
+      {
+        received.append(event.data)
+      }
+      runs.append(received)
+    }
+    #expect(runs == [["a", "b"], ["a", "b"]])
+  }
 }

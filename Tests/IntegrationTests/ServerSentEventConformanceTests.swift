@@ -22,6 +22,7 @@ import Testing
 
   static let html = "HTML Standard §9.2.6 examples"
   static let parser = "eventsource-parser test/parse.test.ts"
+  static let okhttp = "OkHttp ServerSentEventIteratorTest"
 
   static let cases: [Case] = [
     Case(
@@ -98,6 +99,52 @@ import Testing
       source: parser, name: "lone CRs end lines",
       wire: "data: dog\rdata: bark\r\rdata: cat\rdata: meow\r\r",
       events: [ServerSentEvent(data: "dog\nbark"), ServerSentEvent(data: "cat\nmeow")]),
+    Case(
+      source: okhttp, name: "multi-line data with CR endings",
+      wire: "data: YHOO\rdata: +2\rdata: 10\r\r", events: [ServerSentEvent(data: "YHOO\n+2\n10")]),
+    Case(
+      source: okhttp, name: "multi-line data with CRLF endings",
+      wire: "data: YHOO\r\ndata: +2\r\ndata: 10\r\n\r\n",
+      events: [ServerSentEvent(data: "YHOO\n+2\n10")]),
+    Case(
+      source: okhttp, name: "event types",
+      wire:
+        "event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\nevent: add\ndata: 113411\n\n",
+      events: [
+        ServerSentEvent(event: "add", data: "73857293"),
+        ServerSentEvent(event: "remove", data: "2153"),
+        ServerSentEvent(event: "add", data: "113411"),
+      ]),
+    Case(
+      source: okhttp, name: "an id reused across events",
+      wire: "data: first event\nid: 1\n\ndata: second event\n\nid: 2\ndata: third event\n\n",
+      events: [
+        ServerSentEvent(data: "first event", id: "1"),
+        ServerSentEvent(data: "second event", id: "1"),
+        ServerSentEvent(data: "third event", id: "2"),
+      ]),
+    Case(
+      source: okhttp, name: "an id from an empty event is kept, as the standard says (OkHttp drops it)",
+      wire: "data: first event\nid: 1\n\nid: 2\n\ndata: second event\n\n",
+      events: [
+        ServerSentEvent(data: "first event", id: "1"),
+        ServerSentEvent(data: "second event", id: "2"),
+      ]),
+    Case(
+      source: okhttp, name: "retry before an event",
+      wire: "retry: 22\n\ndata: first event\nid: 1\n\n",
+      events: [ServerSentEvent(data: "first event", id: "1")], reconnectionTime: .milliseconds(22)),
+    Case(
+      source: okhttp, name: "an invalid retry is ignored",
+      wire: "retry: 22\n\nretry: hey\n\n", events: [], reconnectionTime: .milliseconds(22)),
+    Case(
+      source: okhttp, name: "field names are matched whole",
+      wire: "data: a\neventually\ndatabase\nidentity\nretrying\n\n",
+      events: [ServerSentEvent(data: "a")]),
+    Case(
+      source: okhttp, name: "naked names clear the id and type and append data",
+      wire: "id: a\nevent: b\ndata: c\nid\nevent\ndata\n\n", events: [ServerSentEvent(data: "c\n")]),
+    Case(source: okhttp, name: "a naked retry is ignored", wire: "retry\n\n", events: []),
   ]
 
   @Test(arguments: cases)

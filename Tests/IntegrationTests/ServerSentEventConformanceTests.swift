@@ -124,7 +124,8 @@ import Testing
         ServerSentEvent(data: "third event", id: "2"),
       ]),
     Case(
-      source: okhttp, name: "an id from an empty event is kept, as the standard says (OkHttp drops it)",
+      source: okhttp,
+      name: "an id from an empty event is kept, as the standard says (OkHttp drops it)",
       wire: "data: first event\nid: 1\n\nid: 2\n\ndata: second event\n\n",
       events: [
         ServerSentEvent(data: "first event", id: "1"),

@@ -15,6 +15,9 @@ struct Cassette: Equatable, Sendable {
     /// The body's chunks as they arrived, for an exchange recorded from a stream; the response's
     /// body is then their concatenation.
     var chunks: [Data]? = nil
+    /// How the connection dropped after the chunks, for a stream recorded as it was cut short
+    /// (a reconnecting event stream's dropped connection); `nil` for a body that ended.
+    var droppedWith: URLError.Code? = nil
   }
 
   var exchanges: [Exchange] = []
@@ -103,7 +106,10 @@ extension Cassette.Exchange {
           [
             .init(key: "status", value: .number(String(response.status))),
             .init(key: "headers", value: Self.json(response.headers)),
-          ] + responseBodyMembers)),
+          ] + responseBodyMembers
+            + (droppedWith.map {
+              [.init(key: "droppedWithURLError", value: .number(String($0.rawValue)))]
+            } ?? []))),
     ])
   }
 
@@ -207,6 +213,13 @@ extension Cassette.Exchange {
     self.response = HTTPResponse(
       status: status, headers: try Self.headers(response["headers"], field: "response.headers"),
       body: body, url: url)
+    if let dropped = response["droppedWithURLError"] {
+      guard case .number(let raw) = dropped, let code = Int(raw) else {
+        throw ExchangeFieldError(
+          field: "response.droppedWithURLError", problem: "must be a URLError code number")
+      }
+      droppedWith = URLError.Code(rawValue: code)
+    }
   }
 
   private static func json(_ headers: HTTPHeaders) -> JSONValue {

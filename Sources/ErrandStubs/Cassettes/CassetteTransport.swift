@@ -109,6 +109,9 @@ public actor CassetteTransport: Transport {
     try request.validate()  // as every transport does, replaying or recording
     let request = try request.readingBodyFile()
     if let recorded = try played(request) {
+      if let code = recorded.droppedWith {
+        throw URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
+      }
       return recorded.response
     }
     guard let upstream else { throw CassetteError.noUpstream(path: url.path) }
@@ -120,7 +123,9 @@ public actor CassetteTransport: Transport {
   /// Answer as ``send(_:)`` does, returning at the head. A recorded stream replays chunk by
   /// chunk (an event stream event by event); recording streams the upstream's body to the caller
   /// as it arrives and writes the exchange, with its chunks, once the body has ended. A body cut
-  /// short is not recorded.
+  /// short by the connection (a `URLError`, as a dropped event stream is) is recorded with how it
+  /// dropped, and replays the same chunks and the same error; one the reader left is not
+  /// recorded.
   /// - Parameter request: The request.
   /// - Returns: The head, with its body in `bodyStream`.
   /// - Throws: What ``send(_:)`` throws.
@@ -133,7 +138,11 @@ public actor CassetteTransport: Transport {
       for chunk in recorded.chunks ?? [head.body] {
         writer.write(chunk)
       }
-      writer.finish()
+      if let code = recorded.droppedWith {
+        writer.finish(throwing: URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: request.url]))
+      } else {
+        writer.finish()
+      }
       head.body = Data()
       head.bodyStream = body
       return head
@@ -161,6 +170,12 @@ public actor CassetteTransport: Transport {
         recordedHead.body = chunks.reduce(Data(), +)
         try self.record(Cassette.Exchange(request: request, response: recordedHead, chunks: chunks))
         writer.finish()
+      } catch let dropped as URLError where dropped.code != .cancelled {
+        recordedHead.body = chunks.reduce(Data(), +)
+        try? self.record(
+          Cassette.Exchange(
+            request: request, response: recordedHead, chunks: chunks, droppedWith: dropped.code))
+        writer.finish(throwing: dropped)
       } catch {
         writer.finish(throwing: error)
       }
@@ -269,7 +284,8 @@ public actor CassetteTransport: Transport {
     }
     updated.exchanges.append(
       Cassette.Exchange(
-        request: redaction.redact(exchange.request), response: response, chunks: chunks))
+        request: redaction.redact(exchange.request), response: response, chunks: chunks,
+        droppedWith: exchange.droppedWith))
     try updated.save(to: url)
     cassette = updated
     played.append(true)

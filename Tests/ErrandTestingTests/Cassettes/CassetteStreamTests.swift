@@ -61,18 +61,42 @@ import Testing
         .count == 4)
   }
 
-  @Test func aStreamCutShortIsNotRecorded() async throws {
+  /// A stream the connection cut short is recorded with how it dropped, and replays the same
+  /// chunks, then the same error, streamed or buffered; one the reader left is not recorded.
+  @Test func aStreamCutShortReplaysTheSameDrop() async throws {
     let file = temporaryCassette()
     let upstream = StubTransport()
     await upstream.on(
       .get, "/v1/feed", .chunks([Data("a".utf8)], failingWith: URLError(.networkConnectionLost)))
-    let recorder = CassetteTransport(url: file, mode: .once, upstream: upstream)
-    let error = await #expect(throws: APIError.self) {
-      for try await _ in try await client(recorder).stream(
-        Endpoint<Data>(path: "feed", decoding: .data))
-      {}
+    let endpoint = Endpoint<Data>(path: "feed", decoding: .data)
+    for transport in [
+      CassetteTransport(url: file, mode: .once, upstream: upstream),
+      CassetteTransport(url: file, mode: .none),
+    ] {
+      var received = Data()
+      let error = await #expect(throws: APIError.self) {
+        for try await chunk in try await client(transport).stream(endpoint) { received += chunk }
+      }
+      #expect(received == Data("a".utf8))
+      #expect(error?.urlError?.code == .networkConnectionLost)
     }
-    #expect(error?.urlError?.code == .networkConnectionLost)
+    let buffered = await #expect(throws: APIError.self) {
+      try await client(CassetteTransport(url: file, mode: .none)).send(endpoint)
+    }
+    #expect(buffered?.urlError?.code == .networkConnectionLost)
+  }
+
+  @Test func aStreamTheReaderLeftIsNotRecorded() async throws {
+    let file = temporaryCassette()
+    let upstream = StubTransport()
+    await upstream.on(
+      .get, "/v1/feed", .chunks([Data("a".utf8), Data("b".utf8)], interval: .seconds(600)))
+    let recorder = CassetteTransport(url: file, mode: .once, upstream: upstream)
+    for try await _ in try await client(recorder).stream(
+      Endpoint<Data>(path: "feed", decoding: .data))
+    {
+      break
+    }
     #expect(!FileManager.default.fileExists(atPath: file.path))
   }
 

@@ -183,8 +183,8 @@ import Testing
     #expect(sent.map { $0.headers["Last-Event-ID"] } == [nil, "1", "1", "2"])
   }
 
-  /// A cassette records each connection that ends cleanly as an exchange and replays them in
-  /// order. (A connection that drops mid-body is not recorded, as no cut-short body is.)
+  /// A cassette records each connection as an exchange, the one that dropped with how it
+  /// dropped, and replays them in order: the replay drops and reconnects as the recording did.
   @Test func aCassetteRecordsAndReplaysEveryConnection() async throws {
     let folder = try TemporaryFolder()
     let file = folder.appending("reconnecting.json")
@@ -192,7 +192,7 @@ import Testing
     await upstream.on(
       .get, "/v1/feed",
       .sequence([
-        .events([ServerSentEvent(data: "a", id: "1", retry: .zero)]),
+        .events([ServerSentEvent(data: "a", id: "1", retry: .zero)], failingWith: Self.dropped),
         .events([ServerSentEvent(data: "b", id: "2")]), .status(204),
       ]))
     var runs: [[String]] = []
@@ -201,14 +201,22 @@ import Testing
       CassetteTransport(url: file, mode: .none),
     ] {
       let client = APIClient(baseURL: base, transport: transport)
+      let states = Locked<[String]>([])
       var received: [String] = []
       for try await event in client.events(
-        Self.feed, reconnect: ReconnectPolicy(initialDelay: .zero))
+        Self.feed, reconnect: ReconnectPolicy(initialDelay: .zero),
+        onState: { state in states.withLock { $0.append("\(state)") } })
       {
         received.append(event.data)
       }
-      runs.append(received)
+      runs.append(received + states.withLock { $0 })
     }
-    #expect(runs == [["a", "b"], ["a", "b"]])
+    let expected = [
+      "a", "b", "connected(attempt: 1)", "reconnecting(after: 0.0 seconds, attempt: 2)",
+      "connected(attempt: 2)", "reconnecting(after: 0.0 seconds, attempt: 3)", "closed",
+    ]
+    #expect(runs == [expected, expected])
+    let text = try String(contentsOf: file, encoding: .utf8)
+    #expect(text.contains("\"droppedWithURLError\": -1005"), "\(text)")
   }
 }

@@ -139,7 +139,8 @@ public actor CassetteTransport: Transport {
         writer.write(chunk)
       }
       if let code = recorded.droppedWith {
-        writer.finish(throwing: URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: request.url]))
+        writer.finish(
+          throwing: URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: request.url]))
       } else {
         writer.finish()
       }

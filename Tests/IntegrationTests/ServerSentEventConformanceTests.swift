@@ -23,6 +23,10 @@ import Testing
   static let html = "HTML Standard §9.2.6 examples"
   static let parser = "eventsource-parser test/parse.test.ts"
   static let okhttp = "OkHttp ServerSentEventIteratorTest"
+  /// web-platform-tests `eventsource/`, whose server (`resources/message.py`) writes the message,
+  /// then `\n\n` unless told otherwise, then `\n`.
+  static let wpt = "web-platform-tests eventsource"
+  static let longComment = String(repeating: "x", count: 2 * 1024)
 
   static let cases: [Case] = [
     Case(
@@ -146,6 +150,26 @@ import Testing
       source: okhttp, name: "naked names clear the id and type and append data",
       wire: "id: a\nevent: b\ndata: c\nid\nevent\ndata\n\n", events: [ServerSentEvent(data: "c\n")]),
     Case(source: okhttp, name: "a naked retry is ignored", wire: "retry\n\n", events: []),
+    Case(
+      source: wpt, name: "format-field-data", wire: "data:\n\ndata\ndata\n\ndata:test\n\n\n",
+      events: [
+        ServerSentEvent(data: ""), ServerSentEvent(data: "\n"), ServerSentEvent(data: "test"),
+      ]),
+    Case(
+      source: wpt, name: "format-comments (comment fest)",
+      wire:
+        "data:1\r:\0\n:\r\ndata:2\n:\(longComment)\rdata:3\n:data:fail\r:\(longComment)\ndata:4\n\n",
+      events: [ServerSentEvent(data: "1\n2\n3\n4")]),
+    Case(
+      source: wpt, name: "format-null-character", wire: "data:\0\n\n\n",
+      events: [ServerSentEvent(data: "\0")]),
+    Case(
+      source: wpt, name: "format-bom-2 (a second BOM is part of the first field name)",
+      wire: "\u{FEFF}\u{FEFF}data:1\n\ndata:2\n\ndata:3\n\n\n",
+      events: [ServerSentEvent(data: "2"), ServerSentEvent(data: "3")]),
+    Case(
+      source: wpt, name: "format-field-event-empty", wire: "event: \ndata:data\n\n\n",
+      events: [ServerSentEvent(data: "data")]),
   ]
 
   @Test(arguments: cases)

@@ -1,4 +1,6 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
+// 6.1: the tests use Swift Testing's `.stubbed`-style traits and `let error = #expect(throws:)`,
+// which Swift 6.0 toolchains (Xcode 16.0–16.2) cannot build; SwiftPM says so plainly instead.
 import PackageDescription
 
 let package = Package(
@@ -13,6 +15,7 @@ let package = Package(
     // A scripted HTTP/1.1 server on 127.0.0.1, for code that owns its own URLSession.
     .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
     // Linux: a transport on libcurl's multi interface (libcurl loaded at run time, no -dev package).
+    // On Apple platforms the module is empty and its C shim is not built or linked.
     .library(name: "ErrandCurl", targets: ["ErrandCurl"]),
   ],
   targets: [
@@ -22,7 +25,10 @@ let package = Package(
     .target(name: "LoopbackServer", dependencies: ["Errand"]),
     // The few libcurl functions ErrandCurl calls, declared and loaded with dlopen by a C shim.
     .target(name: "CErrandCurl"),
-    .target(name: "ErrandCurl", dependencies: ["Errand", "CErrandCurl"]),
+    .target(
+      name: "ErrandCurl",
+      dependencies: ["Errand", .target(name: "CErrandCurl", condition: .when(platforms: [.linux]))]
+    ),
     // The example a newcomer runs first: `swift run dogpatch`.
     .target(
       name: "DogPatch", dependencies: ["Errand", "ErrandStubs"],

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-found="$(grep -rnE '^[[:space:]]*#(if|elseif)[[:space:]].*(canImport|os)\(' \
+found="$(grep -rnE '^[[:space:]]*#(if|elseif)[[:space:]].*(canImport|os|compiler)\(' \
     Sources Tests Examples Benchmarks/Sources --include='*.swift' |
   sed -E 's#//.*$##; s#^([^:]+):[0-9]+:[[:space:]]*\#(if|elseif)[[:space:]]+(.*[^[:space:]])[[:space:]]*$#- `\1` `\3`#' |
   sort -u)"
@@ -23,6 +23,16 @@ if [ -n "$missing" ] || [ -n "$stale" ]; then
   exit 1
 fi
 echo "every platform branch ($(printf '%s\n' "$found" | wc -l | tr -d ' ')) says how it was checked"
+
+# Linux applies no availability checking, so an API newer than the declared minimums (macOS 13,
+# iOS 16, tvOS 16, watchOS 9) would pass here and fail on a Mac: refuse the ones most likely.
+newer='\bMutex\b|\bAtomic<|import Synchronization|\bRawSpan\b|\bSpan<|\bInlineArray\b'
+newer="$newer"'|Task\(name:|Task\.immediate|withDiscardingTaskGroup|@Observable\b|isolated deinit'
+if hits="$(grep -rnE "$newer" Sources --include='*.swift' | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//')"; then
+  printf 'APIs newer than the declared minimum platforms (macOS 13, iOS 16):\n%s\n' "$hits" >&2
+  exit 1
+fi
+echo "no API newer than the declared minimum platforms"
 
 if [ "$(uname)" = Darwin ]; then
   exit 0  # the real SDK builds these branches

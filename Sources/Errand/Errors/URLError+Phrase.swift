@@ -12,13 +12,14 @@ extension URLError {
     case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
       .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
       "a secure connection to \(hostDescription) could not be made"
-    case .badServerResponse: "the server's answer was not valid HTTP"
+    case .badServerResponse, .cannotParseResponse: "the server's answer was not valid HTTP"
     case .httpTooManyRedirects: "the server redirected too many times"
     case .redirectToNonExistentLocation: "the server redirected to a location that does not exist"
     case .badURL, .unsupportedURL: "the URL is not one URLSession can load"
     case .cancelled: "the request was cancelled"
     case .dataLengthExceedsMaximum: "the response is larger than allowed"
-    case .cannotDecodeContentData: "the body could not be decoded as its Content-Encoding says"
+    case .cannotDecodeContentData, .cannotDecodeRawData:
+      "the body could not be decoded as its Content-Encoding says"
     case .resourceUnavailable: "the resource is unavailable"
     default: localizedDescription
     }

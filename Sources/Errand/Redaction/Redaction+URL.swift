@@ -28,6 +28,30 @@ extension Redaction {
     return text
   }
 
+  /// URL text (a `Location`, a link in a body) with the password and secret query values hidden,
+  /// as written: it is not parsed as a URL (older Apple systems reject spaces and non-ASCII), so
+  /// the password between `://` and `@` and the `name=value` pairs between `?` and `#` are
+  /// redacted where they stand, and everything else keeps its spelling.
+  /// - Parameter text: The URL as written.
+  /// - Returns: The text with its secrets hidden.
+  public func redact(urlText text: String) -> String {
+    var result = text
+    if let schemeEnd = result.range(of: "://") {
+      let rest = result[schemeEnd.upperBound...]
+      let authority = rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
+      if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+        result.replaceSubrange(result.index(after: colon)..<at, with: "redacted")
+      }
+    }
+    let fragment = result.firstIndex(of: "#") ?? result.endIndex
+    guard let question = result[..<fragment].firstIndex(of: "?") else { return result }
+    let start = result.index(after: question)
+    let query = String(result[start..<fragment])
+    result.replaceSubrange(
+      start..<fragment, with: Self.redactPairs(query, hiding: queryParameters, plusIsSpace: false))
+    return result
+  }
+
   /// `name=value` pairs joined by `&` (a query or a form body) with the values of hidden names
   /// replaced; anything else, empty pairs included, is kept as written.
   static func redactPairs(_ text: String, hiding names: Set<String>, plusIsSpace: Bool) -> String {

@@ -83,10 +83,8 @@ public struct Redaction: Sendable, Hashable {
         if hidesHeader(field.name) {
           return HTTPHeaders.Field(name: field.name, value: HTTPHeaders.redactedValue)
         }
-        if Self.urlHeaders.contains(field.name.lowercased()), let url = URL(string: field.value),
-          url.scheme != nil
-        {
-          return HTTPHeaders.Field(name: field.name, value: redact(url))
+        if Self.urlHeaders.contains(field.name.lowercased()) {
+          return HTTPHeaders.Field(name: field.name, value: redact(urlText: field.value))
         }
         return field
       })

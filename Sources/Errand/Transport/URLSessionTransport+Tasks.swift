@@ -19,26 +19,37 @@ extension URLSessionTransport {
   /// internal queue.
   static let starting = DispatchQueue(label: "errand.url-session.start")
 
-  /// URLSession on Linux reports several failures as `URLError(.unknown)` with curl's message:
-  /// call them what they are (``LibcurlMessage``, as `CurlTransport` does).
-  /// An answer that is not HTTP (garbage, an invalid status line) comes back as
-  /// `.unsupportedURL` for an `http` or `https` URL: call it a bad server response. The original
-  /// stays as the underlying error.
+  /// The same fault gets the same code on every platform and transport; the original stays as
+  /// the underlying error.
+  ///
+  /// - URLSession on Linux reports several failures as `URLError(.unknown)` with curl's message:
+  ///   call them what they are (``LibcurlMessage``, as `CurlTransport` does); and an answer that is
+  ///   not HTTP (garbage, an invalid status line) as `.unsupportedURL` for an `http` or `https`
+  ///   URL: a bad server response.
+  /// - CFNetwork on Apple platforms reports malformed HTTP as `.cannotParseResponse` and a body
+  ///   whose declared encoding does not decode as `.cannotDecodeRawData`: a bad server response,
+  ///   and content that cannot be decoded, as on Linux.
   static func clarify(_ error: any Error) -> any Error {
     guard let urlError = error as? URLError else { return error }
     var info = urlError.userInfo
     info[NSUnderlyingErrorKey] = urlError
     switch urlError.code {
-    case .unknown:
-      guard let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
-        let code = LibcurlMessage.code(for: message)
-      else { return error }
-      return URLError(code, userInfo: info)
-    case .unsupportedURL:
-      guard let scheme = urlError.failingURL?.scheme?.lowercased(),
-        ["http", "https"].contains(scheme)
-      else { return error }
+    case .cannotParseResponse:
       return URLError(.badServerResponse, userInfo: info)
+    case .cannotDecodeRawData:
+      return URLError(.cannotDecodeContentData, userInfo: info)
+    #if canImport(FoundationNetworking)
+      case .unknown:
+        guard let message = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
+          let code = LibcurlMessage.code(for: message)
+        else { return error }
+        return URLError(code, userInfo: info)
+      case .unsupportedURL:
+        guard let scheme = urlError.failingURL?.scheme?.lowercased(),
+          ["http", "https"].contains(scheme)
+        else { return error }
+        return URLError(.badServerResponse, userInfo: info)
+    #endif
     default:
       return error
     }

@@ -34,12 +34,12 @@ public class StubURLProtocol: URLProtocol {
   /// A configuration whose sessions answer every HTTP request from `stub`.
   /// - Parameters:
   ///   - stub: The stub that answers.
-  ///   - base: The configuration to start from; ephemeral by default.
+  ///   - base: The configuration to start from; ephemeral by default. It is copied, not changed.
   /// - Returns: A configuration to create sessions with.
   public static func configuration(
     for stub: StubTransport, base: URLSessionConfiguration = .ephemeral
   ) -> URLSessionConfiguration {
-    let configuration = base
+    let configuration = (base.copy() as? URLSessionConfiguration) ?? base
     configuration.protocolClasses = [StubURLProtocolRegistry.register(stub)]
     return configuration
   }

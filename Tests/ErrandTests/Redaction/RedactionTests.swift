@@ -112,4 +112,26 @@ import Testing
         == #"{"access_token":"<redacted>","expires":3600}"#)
     #expect(shown.url?.absoluteString == "https://x.example/token?code=%3Credacted%3E")
   }
+
+  /// A URL that does not parse (a space in the host; older Apple systems reject spaces and
+  /// non-ASCII anywhere) still has its password and secret query values hidden, as text.
+  @Test(arguments: [
+    (
+      "https://exa mple.com/a?token=s3cret-t&page=2#top",
+      "https://exa mple.com/a?token=<redacted>&page=2#top"
+    ),
+    ("https://ann:pa55word@exa mple.com/?x=1", "https://ann:redacted@exa mple.com/?x=1"),
+    ("/next page?api_key=s3cret-k", "/next page?api_key=<redacted>"),
+  ])
+  func aURLThatDoesNotParseIsRedactedAsText(text: String, shown: String) {
+    #expect(Redaction.default.redact(urlText: text) == shown)
+    let headers = Redaction.default.redact(["Location": text, "Referer": text])
+    #expect(headers["Location"] == shown)
+    #expect(headers["Referer"] == shown)
+    if text.contains("://") {  // links in bodies are absolute URLs
+      let body = Redaction.default.redact(
+        body: Data(#"{"next":"\#(text)"}"#.utf8), contentType: "application/json")
+      #expect(String(decoding: body, as: UTF8.self) == #"{"next":"\#(shown)"}"#)
+    }
+  }
 }

@@ -21,6 +21,11 @@ extension APIClient {
     /// call open for ever. `URLSessionTransport` still gives up when no byte arrives for the
     /// session configuration's `timeoutIntervalForRequest` (60 s by default), but nothing bounds
     /// the whole exchange. In a streamed call the timeout bounds each wait for the next chunk.
+    ///
+    /// The deadline's timer counts time the system is awake (`DispatchTime`, as URLSession's own
+    /// timers do): on a device that sleeps mid-call, it fires that much awake time after the call
+    /// started, later in wall time. ``RequestContext/remainingTime`` reads the client's clock,
+    /// which on Apple platforms goes on during sleep.
     public var timeout: Duration?
     /// The status codes that count as success.
     public var acceptableStatusCodes: Range<Int>

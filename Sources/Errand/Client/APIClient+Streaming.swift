@@ -5,7 +5,13 @@ extension APIClient {
   /// to read as it arrives.
   ///
   /// The call goes through the same request building, middleware, timeout and error mapping as
-  /// ``send(_:)``; the status is validated before the body is read. An unacceptable status
+  /// ``send(_:)``; the status is validated before the body is read.
+  ///
+  /// On Apple platforms, URLSession sniffs the type of a body whose `Content-Type` is missing or
+  /// generic (`application/octet-stream`, likely `text/plain`) and may hold the head and the first
+  /// bytes until 512 bytes or the end of the body have arrived; JSON and `text/event-stream`
+  /// answers are not held. Read from Apple's documentation, not verified on a device: have a
+  /// server that streams small pieces send a specific `Content-Type`. An unacceptable status
   /// throws ``APIError/unacceptableStatus(_:)`` with up to 64 KB of the body, read for no longer
   /// than the call's timeout or 10 seconds, whichever is shorter. The endpoint's decoding is not
   /// used.

@@ -43,11 +43,11 @@ extension APIClient {
 extension Endpoint {
   /// The page after `response` by its `Link` fields' first `rel="next"`: this endpoint (method,
   /// headers, decoding, authentication) at that URL; `nil` when there is none. When the link
-  /// leaves the origin of `request` for a host the client does not trust, the endpoint's secret
-  /// headers (those `redaction` hides) stay behind.
+  /// leaves the origin of `request` for a host the client does not trust, the endpoint withholds
+  /// its secrets: every header the client's redaction hides is removed after the middleware, from
+  /// the endpoint, the client or a middleware alike.
   func nextLink(
-    after response: HTTPResponse, of request: HTTPRequest, redaction: Redaction,
-    trustedHosts: Set<String>
+    after response: HTTPResponse, of request: HTTPRequest, trustedHosts: Set<String>
   ) -> Endpoint? {
     guard
       let url = LinkHeader(response.headers, relativeTo: response.url ?? request.url)
@@ -60,7 +60,6 @@ extension Endpoint {
     if !RedirectPolicy.isSameOrigin(url, request.url),
       !trustedHosts.contains(url.host?.lowercased() ?? "")
     {
-      next.headers = HTTPHeaders(headers.fields.filter { !redaction.hidesHeader($0.name) })
       next.withholdsSecrets = true
     }
     return next
@@ -104,8 +103,7 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
       let following =
         next.map { $0(page) }
         ?? endpoint.nextLink(
-          after: page.response, of: page.request, redaction: configuration.redaction,
-          trustedHosts: configuration.trustedHosts)
+          after: page.response, of: page.request, trustedHosts: configuration.trustedHosts)
       if let following {
         do {
           let url = try client.makeRequest(for: following).url

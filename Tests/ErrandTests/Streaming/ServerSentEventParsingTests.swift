@@ -82,14 +82,8 @@ import Testing
   func parses(_ row: Case, bytewise: Bool) async throws {
     let bytes = Data(row.wire.utf8)
     let chunks = bytewise ? bytes.map { Data([$0]) } : [bytes]
-    let stub = StubTransport()
-    await stub.on(.get, "/v1/sse", .chunks(chunks, headers: ["Content-Type": "text/event-stream"]))
-    var received: [ServerSentEvent] = []
-    for try await event in try await client(stub).events(
-      Endpoint<Data>(path: "sse", decoding: .data))
-    {
-      received.append(event)
-    }
+    let received = try await Self.events(
+      answered: .chunks(chunks, headers: ["Content-Type": "text/event-stream"]))
     #expect(received == row.events)
   }
 
@@ -107,27 +101,14 @@ import Testing
     ServerSentEvent(data: "", retry: .milliseconds(1500)),
   ])
   func theWireFormatParsesBackToTheEvent(event: ServerSentEvent) async throws {
-    let stub = StubTransport()
-    await stub.on(.get, "/v1/sse", .events([event]))
-    var received: [ServerSentEvent] = []
-    for try await event in try await client(stub).events(
-      Endpoint<Data>(path: "sse", decoding: .data))
-    {
-      received.append(event)
-    }
+    let received = try await Self.events(answered: .events([event]))
     #expect(received == [event])
   }
 
   /// A `retry` of twenty digits parses (saturated) and writes back without trapping.
   @Test func anEnormousRetryReadsAndWritesBack() async throws {
-    let stub = StubTransport()
-    await stub.on(.get, "/v1/sse", .chunks([Data("retry: 99999999999999999999\ndata: x\n\n".utf8)]))
-    var received: [ServerSentEvent] = []
-    for try await event in try await client(stub).events(
-      Endpoint<Data>(path: "sse", decoding: .data))
-    {
-      received.append(event)
-    }
+    let received = try await Self.events(
+      answered: .chunks([Data("retry: 99999999999999999999\ndata: x\n\n".utf8)]))
     #expect(received == [ServerSentEvent(data: "x", retry: .milliseconds(Int64.max))])
     #expect(received.first?.wireFormat == "retry: 9223372036854775807\ndata: x\n\n")
   }
@@ -174,21 +155,19 @@ import Testing
       ServerSentEvent.wireFormat(of: given) == [
         "id: 1\ndata: a\n\n", "id:\ndata: b\n\n", "id: 2\ndata: c\n\n", "data: d\n\n",
       ])
-    let stub = StubTransport()
-    await stub.on(.get, "/v1/sse", .events(given))
-    var received: [ServerSentEvent] = []
-    for try await event in try await client(stub).events(
-      Endpoint<Data>(path: "sse", decoding: .data))
-    {
-      received.append(event)
-    }
+    let received = try await Self.events(answered: .events(given))
     #expect(received == given)
   }
 
   /// The events a stub serving `chunks` delivers.
   static func events(from chunks: [Data]) async throws -> [ServerSentEvent] {
+    try await events(answered: .chunks(chunks))
+  }
+
+  /// The events `events(_:)` reads from a stub that answers `/v1/sse` with `answer`.
+  static func events(answered answer: StubResponse) async throws -> [ServerSentEvent] {
     let stub = StubTransport()
-    await stub.on(.get, "/v1/sse", .chunks(chunks))
+    await stub.on(.get, "/v1/sse", answer)
     var received: [ServerSentEvent] = []
     for try await event in try await client(stub).events(
       Endpoint<Data>(path: "sse", decoding: .data))

@@ -3,18 +3,32 @@ import Foundation
 
 /// One accepted connection: reads a request, records it and plays its script; reads the next
 /// request on the same connection after a complete response whose script says
-/// `Connection: keep-alive`.
-struct Connection {
+/// `Connection: keep-alive`. Closes its socket exactly once, however many paths notice the
+/// client leaving: a second `close` would close whatever file or socket reused the number.
+final class Connection {
   let fd: Int32
   /// Which connection this is, counting from 1 in the order they were accepted.
   let number: Int
   let state: Locked<LoopbackServer.State>
   let handler: @Sendable (RecordedRequest) -> ScriptedResponse
 
+  private var closed = false
+
+  init(
+    fd: Int32, number: Int, state: Locked<LoopbackServer.State>,
+    handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
+  ) {
+    self.fd = fd
+    self.number = number
+    self.state = state
+    self.handler = handler
+  }
+
   /// The longest the server waits for a client to send its request.
   private static let readTimeout: Duration = .seconds(30)
 
   func run() {
+    defer { release() }
     // What the client sent and the server has not read as a request yet.
     var buffer = [UInt8]()
     var continued = false
@@ -25,7 +39,7 @@ struct Connection {
           continued = true
           _ = Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
-        guard let more = readMore() else { return Socket.release(fd) }
+        guard let more = readMore() else { return }
         buffer += more
       case .malformed(let reason):
         state.change(\.waiters) { $0.malformedRequests.append(reason) }
@@ -34,14 +48,14 @@ struct Connection {
           "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
           + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         _ = Socket.sendAll(fd, Array(head.utf8) + body)
-        return Socket.release(fd)
+        return
       case .complete(let request, let consumed):
         buffer.removeFirst(consumed)
         continued = false
         state.change(\.waiters) { $0.requests.append(request) }
         let script = handler(request)
         guard play(script, for: request) else { return }
-        guard script.keepsConnectionOpen else { return Socket.release(fd) }
+        guard script.keepsConnectionOpen else { return }
       }
     }
   }
@@ -87,7 +101,10 @@ struct Connection {
 
     switch script.ending {
     case .resetAfterBodyBytes:
-      Socket.reset(fd)
+      if !closed {
+        closed = true
+        Socket.reset(fd)
+      }
       return false
     case .closeAfterBodyBytes:
       return true
@@ -151,11 +168,20 @@ struct Connection {
     return true
   }
 
-  /// Note a client that left early and close; always `false`.
+  /// Note a client that left early (once) and close; always `false`.
   private func disconnected() -> Bool {
-    state.change(\.waiters) { $0.earlyDisconnects.append(.now) }
-    Socket.release(fd)
+    if !closed {
+      state.change(\.waiters) { $0.earlyDisconnects.append(.now) }
+    }
+    release()
     return false
+  }
+
+  /// Close the socket, unless it is closed already.
+  private func release() {
+    guard !closed else { return }
+    closed = true
+    Socket.release(fd)
   }
 
   // MARK: Reading

@@ -151,6 +151,7 @@
         for transfer in requests.resumed where active[transfer.easy] === transfer {
           // Cleared first: resuming can deliver the held bytes, and pause again, right here.
           transfer.isPaused = false
+          transfer.pausesNext = false
           _ = errand_curl_easy_pause(transfer.easy, curlPauseContinue)
         }
         if requests.stopping && active.isEmpty {

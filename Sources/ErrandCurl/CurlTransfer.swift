@@ -15,7 +15,9 @@
     /// The easy handle; valid until `cleanUp()`.
     let easy: UnsafeMutableRawPointer
     let url: URL
+    /// Whether the caller reads the body as it arrives (it gets larger pieces) or collects it.
     let streams: Bool
+    /// The most bytes the response body may have.
     let limit: Int?
     /// Where libcurl writes its own words about a failure: allocated here, freed in `cleanUp()`,
     /// after the handle that writes into it.
@@ -32,13 +34,16 @@
     private var fields = HTTPHeaders()
     private var headComplete = false
     private var isRedirect = false
-    private var received = 0
-    private var body = Data()
+    /// Bytes of a redirect's body, which is dropped.
+    private var dropped = 0
     private var writer: HTTPBody.Writer?
     private var failure: (any Error)?
     /// Whether the transfer is paused until its reader catches up (set here, cleared by the
     /// engine before it resumes the transfer).
     var isPaused = false
+    /// Whether the next piece of the body waits until the reader catches up (set when a write
+    /// answers `pause`, cleared by the engine before it resumes the transfer).
+    var pausesNext = false
 
     /// Who hears about the request body being sent (told only of progress past its last
     /// report), and the body's size.
@@ -52,8 +57,9 @@
     /// Asks the engine to resume this paused transfer (its reader caught up).
     private let proceed: @Sendable (CurlTransfer) -> Void
 
-    /// Set up a handle for `request`; the continuation is resumed once, with the whole response,
-    /// with its head when `streams`, or with the failure.
+    /// Set up a handle for `request`; the continuation is resumed once: with the head (its body
+    /// to follow in its `bodyStream`), with a redirect's head once its body is dropped, or with
+    /// the failure.
     init(
       _ request: HTTPRequest, handle: UnsafeMutableRawPointer?, streams: Bool,
       certificateAuthorities: String? = nil,
@@ -173,32 +179,29 @@
       return String(decoding: slice, as: UTF8.self)
     }
 
-    /// The whole head is in: check it, and hand it out when streaming. Returns false to stop the
-    /// transfer (with `failure` set).
+    /// The whole head is in: check it, and hand it out with its body to follow (a redirect's
+    /// head waits for the end of its dropped body). Returns false to stop the transfer (with
+    /// `failure` set).
     private func headArrived() -> Bool {
       let lengths = HTTPHeaders.announcedLengths(fields.values(for: "Content-Length"))
       if lengths.count > 1 {
         failure = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
         return false
       }
-      let expected = lengths.first.flatMap { Int($0) }
-      if let limit, let expected, expected > limit {
-        failure = URLError(.dataLengthExceedsMaximum, userInfo: [NSURLErrorFailingURLErrorKey: url])
-        return false
-      }
       isRedirect = RedirectPolicy.followedStatuses.contains(status) && fields["Location"] != nil
-      if streams && !isRedirect {
-        let (stream, writer) = HTTPBody.makeStream(expectedLength: expected) { [weak self] in
-          guard let self else { return }
-          self.abandon(with: CancellationError())
-          self.stop(self)
-        }
-        self.writer = writer
-        waiting.resume(
-          with: .success(
-            HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)))
+      guard !isRedirect else { return true }
+      let (stream, writer) = HTTPBody.makeStream(
+        expectedLength: lengths.first.flatMap { Int($0) }, limit: limit
+      ) { [weak self] in
+        guard let self else { return }
+        self.abandon(with: CancellationError())
+        self.stop(self)
       }
-      return true
+      self.writer = writer
+      waiting.resume(
+        with: .success(HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)))
+      // A body announced longer than the limit has already ended with the size error.
+      return !writer.isStopped
     }
 
     /// libcurl's count of request body bytes sent (the observer drops counts it has seen).
@@ -210,7 +213,12 @@
 
     /// A piece of the body.
     func write(_ bytes: UnsafeRawBufferPointer) -> Int {
-      if let writer, writer.isBackedUp {
+      guard let writer else {
+        // A redirect's body, dropped; a server that sends an endless one is cut off.
+        dropped += bytes.count
+        return dropped <= Self.largestDroppedBody ? bytes.count : 0
+      }
+      if pausesNext {
         // The reader is a memory budget behind: leave these bytes with libcurl (it hands them
         // over again when resumed) and stop reading from the socket until the reader catches up.
         if !isPaused {
@@ -222,21 +230,20 @@
         }
         return curlWriteFunctionPause
       }
-      received += bytes.count
-      if let limit, received > limit {
-        failure = URLError(.dataLengthExceedsMaximum, userInfo: [NSURLErrorFailingURLErrorKey: url])
+      switch writer.write(Data(bytes)) {
+      case .proceed:
+        return bytes.count
+      case .pause:
+        pausesNext = true
+        return bytes.count
+      case .stop:
         return 0
       }
-      if isRedirect {
-        return bytes.count
-      }
-      if let writer {
-        writer.write(Data(bytes))
-      } else {
-        body.append(contentsOf: bytes)
-      }
-      return bytes.count
     }
+
+    /// The most bytes of a redirect's body that are read (and dropped) before the transfer
+    /// stops: 1 MiB.
+    static let largestDroppedBody = 1024 * 1024
 
     /// The transfer ended with libcurl's `code`.
     func complete(code: Int32) {
@@ -261,8 +268,7 @@
         writer.finish()
         return
       }
-      let response = HTTPResponse(status: status, headers: fields, body: body, url: url)
-      waiting.resume(with: .success(streams ? response.streamingBody() : response))
+      waiting.resume(with: .success(HTTPResponse(status: status, headers: fields, url: url)))
     }
 
     /// Removed before it ended (cancelled, timed out, or its reader left).

@@ -74,6 +74,7 @@
     ///   fails `HTTPRequest.validate()`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
       try await exchange(request, streams: false, deadline: nil, progress: nil)
+        .settlingBody(limit: request.maximumResponseSize, streams: false, deadline: nil)
     }
 
     /// Send a request and return when the response's head arrives; the body follows in
@@ -83,13 +84,16 @@
     /// - Throws: What ``send(_:)`` throws before the head arrives.
     public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
       try await exchange(request, streams: true, deadline: nil, progress: nil)
+        .settlingBody(limit: request.maximumResponseSize, streams: true, deadline: nil)
     }
 
-    /// Send a request, following redirects by Errand's rules, ending the wait itself at
-    /// `deadline` (with `APIError.timedOut`) or when the calling task is cancelled.
+    /// Send a request, following redirects by Errand's rules, and return at the final
+    /// response's head, its body following in `bodyStream`; end the wait itself at `deadline`
+    /// (with `APIError.timedOut`) or when the calling task is cancelled.
     /// - Parameters:
     ///   - request: The request to send.
-    ///   - streams: Whether to return at the head.
+    ///   - streams: Whether the caller reads the body as it arrives (in larger pieces) or
+    ///     collects it.
     ///   - deadline: When to give up; `nil` for never.
     ///   - progress: Who hears about the request body being sent, for this exchange only.
     /// - Returns: The response, whatever its status.

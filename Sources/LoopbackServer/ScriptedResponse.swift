@@ -95,7 +95,8 @@ public struct ScriptedResponse: Sendable {
     ending: Ending = .complete
   ) -> ScriptedResponse {
     var response = ScriptedResponse(
-      headers: headers, body: chunks.reduce(Data(), +), chunkSize: .max, ending: ending)
+      headers: headers, body: chunks.reduce(into: Data()) { $0.append($1) }, chunkSize: .max,
+      ending: ending)
     response.chunkLengths = chunks.map(\.count)
     response.chunkInterval = interval
     return response

@@ -60,7 +60,7 @@ extension APIClient {
   /// Send a request through the transport by the call's deadline, mapping failures to
   /// ``APIError``.
   ///
-  /// A buffered call waits for the whole body (within the timeout and the size limit); a
+  /// A buffered call waits for the whole body (within the deadline and the size limit); a
   /// streamed call (``CallOptions/streams``) returns at the head, its body in
   /// ``HTTPResponse/bodyStream``.
   private nonisolated func exchange(
@@ -71,12 +71,16 @@ extension APIClient {
       request.maximumResponseSize = APIClient.Configuration.defaultBufferedResponseLimit
     }
     do {
+      let head: HTTPResponse
       if let direct = deadlineEnforcingTransport {
-        return try await direct.exchange(
+        head = try await direct.exchange(
+          request, streams: call.streams, deadline: deadline, progress: call.progress)
+      } else {
+        head = try await transport.exchange(
           request, streams: call.streams, deadline: deadline, progress: call.progress)
       }
-      return try await transport.exchange(
-        request, streams: call.streams, deadline: deadline, progress: call.progress)
+      return try await head.settlingBody(
+        limit: request.maximumResponseSize, streams: call.streams, deadline: deadline)
     } catch {
       throw APIError(transportError: error, request: request)
     }

@@ -1,57 +1,210 @@
 import Foundation
 
-/// The chunks of an ``HTTPBody`` between the transport that writes them and the reader: in memory
-/// up to ``HTTPBody/memoryBudget`` unread bytes, then in an unlinked temporary file, read back in
-/// arrival order. One reader at a time.
+/// An ``HTTPBody`` between the transport that writes it and its one reader: the queue of unread
+/// chunks, the body's end, and its size limit, the only place Errand counts a response body
+/// against ``HTTPRequest/maximumResponseSize``.
+///
+/// A reader either takes chunks one by one (``next(idleTimeout:clock:)``) or collects the whole
+/// body (``collect()``); a collecting reader gets every later chunk appended in place, with no
+/// queue and no wake-up until the end.
+///
+/// Reading is in `BodyBuffer+Reading.swift`; the state is internal for that file's sake only.
 ///
 /// `@unchecked Sendable` is safe: every stored property is read and written under `lock`, and
-/// continuations and the cancel callback are resumed or called after the lock is released,
-/// each exactly once (they are taken out of the state first).
+/// continuations, timers and callbacks are resumed or called after the lock is released, each
+/// exactly once (they are taken out of the state first).
 final class BodyBuffer: @unchecked Sendable {
-  private enum Segment {
-    case memory(Data)
-    case file(Int)
+  /// Who waits for the body.
+  enum Reader {
+    /// A reader waiting for the next chunk; `wait` tells its timer which wait it was armed for.
+    case next(CheckedContinuation<Data?, any Error>, wait: Int)
+    /// A reader waiting for the whole body, appended to `collected`.
+    case collect(CheckedContinuation<Data, any Error>)
   }
 
-  private let lock = NSLock()
-  private var segments: [Segment] = []
-  private var memoryBytes = 0
-  private var spill: SpillFile?
-  private var waiter: CheckedContinuation<Data?, any Error>?
-  private var end: Result<Void, any Error>?
-  private var cancelled = false
-  private var onCancel: (@Sendable () -> Void)?
-  /// Bytes written and not yet read, in memory or in the file.
-  private var unread = 0
+  let lock = NSLock()
+  var queue = ChunkQueue()
+  var reader: Reader?
+  /// The body so far, once a reader collects it.
+  var collected: Data?
+  var end: Result<Void, any Error>?
+  var cancelled = false
+  var onCancel: (@Sendable () -> Void)?
   /// Who waits for the reader to catch up (a transport that paused its transfer).
-  private var drainHandlers: [@Sendable () -> Void] = []
+  var drainHandlers: [@Sendable () -> Void] = []
+  /// The most bytes the body may have, and how many it has had.
+  var limit: Int?
+  var received = 0
+  /// Counts the reader's waits, so that an idle timer ends only the wait it was armed for.
+  var waits = 0
+  var disarmIdleTimer: (@Sendable () -> Void)?
 
-  /// Below this many unread bytes a backed-up writer may go on.
+  /// Below this many unread bytes a paused writer may go on.
   static let lowWater = HTTPBody.memoryBudget / 2
 
-  init(onCancel: @escaping @Sendable () -> Void) {
+  /// A buffer for a body of `expectedLength` bytes (when announced) that may have at most
+  /// `limit`; one announced longer ends at once with the size error.
+  init(expectedLength: Int?, limit: Int?, onCancel: @escaping @Sendable () -> Void) {
     self.onCancel = onCancel
-  }
-
-  var isCancelled: Bool {
-    lock.withLock { cancelled }
+    self.limit = limit
+    if let expectedLength, let limit, expectedLength > limit {
+      end = .failure(URLError(.dataLengthExceedsMaximum))
+      self.onCancel = nil
+    }
   }
 
   /// Bytes written and not yet read.
   var unreadBytes: Int {
-    lock.withLock { unread }
+    lock.withLock { queue.unread }
   }
 
-  /// Whether the reader is a memory budget or more behind: a writer that can pause should.
-  var isBackedUp: Bool {
-    lock.withLock { unread >= HTTPBody.memoryBudget }
+  /// Whether writing is over: the reader stopped, or the body ended.
+  var isStopped: Bool {
+    lock.withLock { cancelled || end != nil }
   }
 
-  /// Run `handler` once the reader is less than half a memory budget behind, or the body has
-  /// ended or been cancelled; at once if it already is.
+  // MARK: Writing
+
+  /// Add a chunk, counting it against the limit; a body that crosses it ends with
+  /// `URLError(.dataLengthExceedsMaximum)` and its transfer is stopped.
+  func write(_ chunk: Data) -> HTTPBody.WriteOutcome {
+    lock.lock()
+    guard !cancelled, end == nil else {
+      lock.unlock()
+      return .stop
+    }
+    guard !chunk.isEmpty else {
+      lock.unlock()
+      return .proceed
+    }
+    received += chunk.count
+    if let limit, received > limit {
+      lock.unlock()
+      stop(throwing: URLError(.dataLengthExceedsMaximum))
+      return .stop
+    }
+    if collected != nil {
+      collected?.append(chunk)
+      lock.unlock()
+      return .proceed
+    }
+    if case .next(let waiting, _) = reader {
+      reader = nil
+      let disarm = takeIdleTimer()
+      lock.unlock()
+      disarm?()
+      waiting.resume(returning: chunk)
+      return .proceed
+    }
+    do {
+      try queue.append(chunk)
+      let backedUp = queue.unread >= HTTPBody.memoryBudget
+      lock.unlock()
+      return backedUp ? .pause : .proceed
+    } catch {
+      // No room to buffer: end the body with the reason and stop the transfer.
+      lock.unlock()
+      stop(throwing: error)
+      return .stop
+    }
+  }
+
+  /// End the body: normally, or with the error that cut the transfer short. Ignored once the
+  /// body has ended or been cancelled.
+  func finish(throwing error: (any Error)?) {
+    lock.lock()
+    guard !cancelled, end == nil else {
+      lock.unlock()
+      return
+    }
+    let outcome: Result<Void, any Error> = error.map { .failure($0) } ?? .success(())
+    end = outcome
+    onCancel = nil
+    let resume = takeReaderAtEnd()
+    lock.unlock()
+    resume?()
+  }
+
+  /// End the body with `error` and stop the transfer: the size limit crossed, the call's
+  /// deadline passed, no room to buffer. Ignored once the body has ended or been cancelled.
+  func stop(throwing error: any Error) {
+    lock.lock()
+    guard !cancelled, end == nil else {
+      lock.unlock()
+      return
+    }
+    end = .failure(error)
+    let stopTransfer = onCancel
+    onCancel = nil
+    let resume = takeReaderAtEnd()
+    let drained = takeDrainHandlers(force: true)
+    lock.unlock()
+    resume?()
+    stopTransfer?()
+    for handler in drained { handler() }
+  }
+
+  /// Lower the limit to `maximum` (never raise it). A body already longer, or announced longer,
+  /// ends at once with `URLError(.dataLengthExceedsMaximum)`, even one that arrived whole: what
+  /// is queued is dropped and the transfer stopped.
+  func limit(to maximum: Int, expectedLength: Int?) {
+    lock.lock()
+    limit = min(limit ?? .max, maximum)
+    guard !cancelled, received > maximum || (expectedLength ?? 0) > maximum else {
+      lock.unlock()
+      return
+    }
+    if case .failure = end {
+      lock.unlock()
+      return
+    }
+    end = .failure(URLError(.dataLengthExceedsMaximum))
+    queue.removeAll()
+    let stopTransfer = onCancel
+    onCancel = nil
+    let resume = takeReaderAtEnd()
+    let drained = takeDrainHandlers(force: true)
+    lock.unlock()
+    resume?()
+    stopTransfer?()
+    for handler in drained { handler() }
+  }
+
+  /// Stop reading: drop what is queued, end the reader's wait with `CancellationError`, and
+  /// stop the transfer.
+  func cancel() {
+    lock.lock()
+    guard !cancelled else {
+      lock.unlock()
+      return
+    }
+    cancelled = true
+    let waiting = reader
+    reader = nil
+    collected = nil
+    let disarm = takeIdleTimer()
+    let stopTransfer = onCancel
+    onCancel = nil
+    queue.removeAll()
+    let drained = takeDrainHandlers(force: true)
+    lock.unlock()
+    disarm?()
+    switch waiting {
+    case .next(let continuation, _): continuation.resume(throwing: CancellationError())
+    case .collect(let continuation): continuation.resume(throwing: CancellationError())
+    case nil: break
+    }
+    stopTransfer?()
+    for handler in drained { handler() }
+  }
+
+  // MARK: Backpressure
+
+  /// Run `handler` once the reader is less than half a memory budget behind, or collects the
+  /// body, or the body has ended or been cancelled; at once if it already is.
   func whenDrained(_ handler: @escaping @Sendable () -> Void) {
     lock.lock()
-    guard !cancelled, end == nil, unread >= Self.lowWater else {
+    guard !cancelled, end == nil, collected == nil, queue.unread >= Self.lowWater else {
       lock.unlock()
       handler()
       return
@@ -60,183 +213,41 @@ final class BodyBuffer: @unchecked Sendable {
     lock.unlock()
   }
 
-  /// The drain handlers to run now, if the reader has caught up. Called under `lock`.
-  private func takeDrainHandlers() -> [@Sendable () -> Void] {
-    guard !drainHandlers.isEmpty, cancelled || unread < Self.lowWater else { return [] }
+  /// The drain handlers to run now: all of them when `force`d (the body ended, or the reader
+  /// collects it), else if the reader has caught up. Called under `lock`.
+  func takeDrainHandlers(force: Bool = false) -> [@Sendable () -> Void] {
+    guard !drainHandlers.isEmpty, force || queue.unread < Self.lowWater else { return [] }
     defer { drainHandlers = [] }
     return drainHandlers
   }
 
-  func write(_ chunk: Data) {
-    guard !chunk.isEmpty else { return }
-    lock.lock()
-    guard !cancelled, end == nil else {
-      lock.unlock()
-      return
-    }
-    if let waiting = waiter {
-      waiter = nil
-      lock.unlock()
-      waiting.resume(returning: chunk)
-      return
-    }
-    unread += chunk.count
-    if memoryBytes + chunk.count <= HTTPBody.memoryBudget {
-      segments.append(.memory(chunk))
-      memoryBytes += chunk.count
-      lock.unlock()
-      return
-    }
-    do {
-      let file = try spill ?? SpillFile()
-      spill = file
-      try file.append(chunk)
-      if case .file(let count) = segments.last {
-        segments[segments.count - 1] = .file(count + chunk.count)
-      } else {
-        segments.append(.file(chunk.count))
+  // MARK: Reading
+
+  /// What resumes the waiting reader now that the body has ended, if it has nothing queued left
+  /// to take first. Called under `lock`, with `end` set; the result is run after unlocking.
+  func takeReaderAtEnd() -> (() -> Void)? {
+    guard let end else { return nil }
+    switch reader {
+    case .next(let continuation, _) where queue.isEmpty:
+      reader = nil
+      let disarm = takeIdleTimer()
+      return {
+        disarm?()
+        continuation.resume(with: end.map { nil })
       }
-      lock.unlock()
-    } catch {
-      // No room to buffer: end the body with the reason and stop the transfer.
-      end = .failure(error)
-      let stop = onCancel
-      onCancel = nil
-      lock.unlock()
-      stop?()
+    case .collect(let continuation):
+      reader = nil
+      let body = collected ?? Data()
+      collected = nil
+      return { continuation.resume(with: end.map { body }) }
+    default:
+      return nil
     }
   }
 
-  func finish(throwing error: (any Error)?) {
-    lock.lock()
-    guard !cancelled, end == nil else {
-      lock.unlock()
-      return
-    }
-    end = error.map { .failure($0) } ?? .success(())
-    onCancel = nil
-    let waiting = segments.isEmpty ? waiter : nil
-    if waiting != nil {
-      waiter = nil
-    }
-    lock.unlock()
-    if let waiting {
-      resume(waiting, at: error)
-    }
-  }
-
-  func cancel() {
-    lock.lock()
-    guard !cancelled else {
-      lock.unlock()
-      return
-    }
-    cancelled = true
-    let waiting = waiter
-    waiter = nil
-    let stop = onCancel
-    onCancel = nil
-    segments = []
-    memoryBytes = 0
-    unread = 0
-    spill = nil
-    let drained = takeDrainHandlers()
-    lock.unlock()
-    waiting?.resume(throwing: CancellationError())
-    stop?()
-    for handler in drained {
-      handler()
-    }
-  }
-
-  func next() async throws -> Data? {
-    if Task.isCancelled {
-      cancel()
-      throw CancellationError()
-    }
-    return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation {
-        (continuation: CheckedContinuation<Data?, any Error>) in
-        lock.lock()
-        if cancelled || waiter != nil {
-          lock.unlock()
-          continuation.resume(throwing: CancellationError())
-          return
-        }
-        do {
-          if let chunk = try takeFirst() {
-            let drained = takeDrainHandlers()
-            lock.unlock()
-            continuation.resume(returning: chunk)
-            for handler in drained {
-              handler()
-            }
-            return
-          }
-        } catch {
-          end = .failure(error)
-          let stop = onCancel
-          onCancel = nil
-          lock.unlock()
-          continuation.resume(throwing: error)
-          stop?()
-          return
-        }
-        if let end {
-          lock.unlock()
-          switch end {
-          case .success: continuation.resume(returning: nil)
-          case .failure(let error): continuation.resume(throwing: error)
-          }
-          return
-        }
-        waiter = continuation
-        lock.unlock()
-      }
-    } onCancel: {
-      cancel()
-    }
-  }
-
-  /// The first buffered chunk, or `nil` when none is buffered. Called under `lock`.
-  private func takeFirst() throws -> Data? {
-    guard let first = segments.first else { return nil }
-    switch first {
-    case .memory(let chunk):
-      segments.removeFirst()
-      var taken = chunk
-      if unread >= Self.lowWater {
-        // A reader half a memory budget behind gets what is queued in fewer, larger chunks (up
-        // to 256 KB), rather than paying its per-chunk cost for every piece the transport wrote.
-        while case .memory(let next) = segments.first, taken.count + next.count <= 256 * 1024 {
-          segments.removeFirst()
-          taken.append(next)
-        }
-      }
-      memoryBytes -= taken.count
-      unread -= taken.count
-      return taken
-    case .file(let count):
-      guard let spill else { return nil }
-      let chunk = try spill.read(upTo: min(count, 256 * 1024))
-      unread -= chunk.count
-      if chunk.count < count {
-        segments[0] = .file(count - chunk.count)
-      } else {
-        segments.removeFirst()
-        if !segments.contains(where: { if case .file = $0 { true } else { false } }) {
-          try spill.reset()
-        }
-      }
-      return chunk
-    }
-  }
-
-  private func resume(_ waiting: CheckedContinuation<Data?, any Error>, at error: (any Error)?) {
-    if let error {
-      waiting.resume(throwing: error)
-    } else {
-      waiting.resume(returning: nil)
-    }
+  /// The idle timer's disarm, taken out of the state. Called under `lock`.
+  func takeIdleTimer() -> (@Sendable () -> Void)? {
+    defer { disarmIdleTimer = nil }
+    return disarmIdleTimer
   }
 }

@@ -1,21 +1,25 @@
 import Foundation
 
-/// A response body that arrives in chunks, read once, in order, as it arrives.
+/// A response body that arrives in chunks, read once, in order, as it arrives: the one form in
+/// which every transport hands a body to the client.
 ///
-/// Transports that stream create one with ``makeStream(expectedLength:onCancel:)`` and write
-/// each chunk as it comes off the network; ``APIClient/stream(_:)`` hands it to the caller, and
-/// buffered calls collect it. A reader that stops early (drops the body, calls ``cancel()``, or is
-/// cancelled while it waits) cancels the request.
+/// Transports create one with ``makeStream(expectedLength:limit:onCancel:)`` when the head
+/// arrives and write each chunk as it comes off the network; ``APIClient/stream(_:)`` hands it to
+/// the caller, and buffered calls collect it (each later chunk appended in place). The body counts
+/// what is written against its size limit: the write that crosses it ends the body with
+/// `URLError(.dataLengthExceedsMaximum)` and stops the transfer. A reader that stops early (drops
+/// the body, calls ``cancel()``, or is cancelled while it waits) cancels the request.
 ///
 /// Writing never waits for the reader. Up to ``memoryBudget`` bytes that the reader has not taken
 /// yet stay in memory; beyond that they go to an unlinked temporary file and are read back in
-/// order, so a slow reader costs disk, not memory. (URLSession cannot pause a transfer: its
-/// `suspend()` restarts the request when resumed, on Linux as on Apple platforms.)
+/// order, so a slow reader costs disk, not memory. A transport that can pause its transfer does
+/// when a write answers ``WriteOutcome/pause``. (URLSession cannot: its `suspend()` restarts the
+/// request when resumed, on Linux as on Apple platforms.)
 ///
 /// ```swift
-/// let (body, writer) = HTTPBody.makeStream(expectedLength: nil) { task.cancel() }
-/// writer.write(chunk)      // as bytes arrive
-/// writer.finish()          // or writer.finish(throwing: error)
+/// let (body, writer) = HTTPBody.makeStream(expectedLength: nil, limit: 10_000_000) { task.cancel() }
+/// if writer.write(chunk) == .stop { task.cancel() }   // as bytes arrive
+/// writer.finish()                                     // or writer.finish(throwing: error)
 /// ```
 public final class HTTPBody: AsyncSequence, Sendable {
   /// A chunk of bytes.
@@ -36,10 +40,8 @@ public final class HTTPBody: AsyncSequence, Sendable {
   /// A body that is already whole: one chunk, or none when `data` is empty.
   /// - Parameter data: The bytes.
   public convenience init(_ data: Data) {
-    let buffer = BodyBuffer(onCancel: {})
-    if !data.isEmpty {
-      buffer.write(data)
-    }
+    let buffer = BodyBuffer(expectedLength: data.count, limit: nil, onCancel: {})
+    _ = buffer.write(data)
     buffer.finish(throwing: nil)
     self.init(expectedLength: data.count, buffer: buffer)
   }
@@ -47,12 +49,18 @@ public final class HTTPBody: AsyncSequence, Sendable {
   /// A body that a transport writes as bytes arrive.
   /// - Parameters:
   ///   - expectedLength: The length announced by the server, if any.
-  ///   - onCancel: Stops the transfer; runs once, when the reader stops before the end.
+  ///   - limit: The most bytes the body may have (the request's
+  ///     ``HTTPRequest/maximumResponseSize``), or `nil` for no limit. The write that crosses it
+  ///     ends the body with `URLError(.dataLengthExceedsMaximum)`, calls `onCancel` and answers
+  ///     ``WriteOutcome/stop``; a body announced longer has ended with that error before the
+  ///     first write.
+  ///   - onCancel: Stops the transfer; runs once, when the reader stops before the end or the
+  ///     body crosses its limit.
   /// - Returns: The body to return, and the writer to feed it.
   public static func makeStream(
-    expectedLength: Int?, onCancel: @escaping @Sendable () -> Void
+    expectedLength: Int?, limit: Int? = nil, onCancel: @escaping @Sendable () -> Void
   ) -> (body: HTTPBody, writer: Writer) {
-    let buffer = BodyBuffer(onCancel: onCancel)
+    let buffer = BodyBuffer(expectedLength: expectedLength, limit: limit, onCancel: onCancel)
     return (HTTPBody(expectedLength: expectedLength, buffer: buffer), Writer(buffer: buffer))
   }
 
@@ -67,24 +75,28 @@ public final class HTTPBody: AsyncSequence, Sendable {
   }
 
   /// Read the rest of the body into memory.
-  /// - Parameter maximum: The most bytes to accept.
+  /// - Parameter maximum: The most bytes to accept; the body's own limit (from
+  ///   ``makeStream(expectedLength:limit:onCancel:)``) applies too.
   /// - Returns: The bytes.
   /// - Throws: `URLError(.dataLengthExceedsMaximum)` as soon as the body is longer than `maximum`
   ///   (the request is cancelled), or the error that ended the transfer.
   public func collect(upTo maximum: Int = .max) async throws -> Data {
-    if let expectedLength, expectedLength > maximum {
-      cancel()
-      throw URLError(.dataLengthExceedsMaximum)
+    if maximum < .max {
+      buffer.limit(to: maximum, expectedLength: expectedLength)
     }
-    var collected = Data()
-    for try await chunk in self {
-      guard chunk.count <= maximum - collected.count else {
-        cancel()
-        throw URLError(.dataLengthExceedsMaximum)
-      }
-      collected.append(chunk)
+    return try await buffer.collect()
+  }
+
+  /// Apply the request's size limit, if it has one, to a body the transport made without it.
+  func limit(to maximum: Int?) {
+    if let maximum {
+      buffer.limit(to: maximum, expectedLength: expectedLength)
     }
-    return collected
+  }
+
+  /// End the body with `error` and stop its transfer (a call's deadline passed).
+  func stop(throwing error: any Error) {
+    buffer.stop(throwing: error)
   }
 
   /// Reads the chunks in order. Iterators share the body: a second one continues where the first
@@ -106,13 +118,28 @@ public final class HTTPBody: AsyncSequence, Sendable {
     AsyncIterator(body: self)
   }
 
+  /// What a transport does after writing a chunk.
+  public enum WriteOutcome: Sendable, Hashable {
+    /// Go on writing.
+    case proceed
+    /// The reader is ``HTTPBody/memoryBudget`` bytes or more behind: a transport that can pause
+    /// its transfer should, until ``Writer/whenDrained(_:)`` calls; one that cannot may go on
+    /// (the rest is buffered in a temporary file).
+    case pause
+    /// Stop the transfer: the reader stopped, the body ended, or it crossed its size limit (it
+    /// then ended with `URLError(.dataLengthExceedsMaximum)`). The chunk was not taken.
+    case stop
+  }
+
   /// Feeds an ``HTTPBody`` as bytes arrive. Calls after ``finish(throwing:)`` are ignored.
   public struct Writer: Sendable {
     let buffer: BodyBuffer
 
-    /// Add a chunk; never waits for the reader.
+    /// Add a chunk; never waits for the reader. The body counts it against its size limit.
     /// - Parameter chunk: The bytes, in arrival order.
-    public func write(_ chunk: Data) {
+    /// - Returns: Whether to go on, pause or stop the transfer.
+    @discardableResult
+    public func write(_ chunk: Data) -> WriteOutcome {
       buffer.write(chunk)
     }
 
@@ -122,21 +149,16 @@ public final class HTTPBody: AsyncSequence, Sendable {
       buffer.finish(throwing: error)
     }
 
-    /// Whether the reader has stopped, so the transfer may stop too.
-    public var isCancelled: Bool {
-      buffer.isCancelled
+    /// Whether writing is over: the reader stopped, or the body ended (finished, failed, or over
+    /// its size limit). A transport stops its transfer when it is.
+    public var isStopped: Bool {
+      buffer.isStopped
     }
 
-    /// Whether the reader is ``HTTPBody/memoryBudget`` bytes or more behind: a transport that
-    /// can pause its transfer should, instead of writing more, until ``whenDrained(_:)`` calls.
-    @_spi(Transports) public var isBackedUp: Bool {
-      buffer.isBackedUp
-    }
-
-    /// Call `handler` once the reader is less than half a memory budget behind (or the body has
-    /// ended or been cancelled); at once if it already is.
+    /// Call `handler` once the reader is less than half a memory budget behind, or collects the
+    /// whole body (or the body has ended or been cancelled); at once if it already is.
     /// - Parameter handler: What resumes the paused transfer; runs once, on no particular thread.
-    @_spi(Transports) public func whenDrained(_ handler: @escaping @Sendable () -> Void) {
+    public func whenDrained(_ handler: @escaping @Sendable () -> Void) {
       buffer.whenDrained(handler)
     }
   }

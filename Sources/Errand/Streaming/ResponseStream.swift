@@ -77,7 +77,6 @@ public struct ResponseStream: AsyncSequence, Sendable {
   public struct AsyncIterator: AsyncIteratorProtocol {
     let stream: ResponseStream
     let reading: Reading
-    var received = 0
 
     init(stream: ResponseStream) {
       self.stream = stream
@@ -90,15 +89,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
     public mutating func next() async throws -> Data? {
       let body = stream.body
       do {
-        let chunk = try await withDeadline(stream.idleTimeout, on: stream.clock) {
-          try await body.buffer.next()
-        }
-        guard let chunk else { return nil }
-        received += chunk.count
-        if let limit = stream.request.maximumResponseSize, received > limit {
-          throw URLError(.dataLengthExceedsMaximum)
-        }
-        return chunk
+        return try await body.buffer.next(idleTimeout: stream.idleTimeout, clock: stream.clock)
       } catch {
         body.cancel()
         throw APIError(transportError: error, request: stream.request)

@@ -10,16 +10,18 @@ import Foundation
 ///
 /// Not yet stable: Errand's own transports adopt it through `@_spi(Transports)`.
 @_spi(Transports) public protocol DeadlineEnforcingTransport: Transport {
-  /// Send a request: the whole response, its body collected within the request's
-  /// ``HTTPRequest/maximumResponseSize``; or, with `streams`, its head with the body in
-  /// ``HTTPResponse/bodyStream``.
+  /// Send a request and return at the response's head, its body in ``HTTPResponse/bodyStream``
+  /// as it arrives (or, when the transport has it whole at once, in ``HTTPResponse/body``). The
+  /// client settles the body in one place: it holds it to the request's
+  /// ``HTTPRequest/maximumResponseSize`` and collects it for a buffered call.
   ///
-  /// The call must throw ``APIError/timedOut`` once `deadline` passes before the answer (the
-  /// head, when streaming) is complete, and throw `CancellationError` promptly when the calling
-  /// task is cancelled, whether or not the work underneath has noticed yet.
+  /// The call must throw ``APIError/timedOut`` once `deadline` passes before the head is
+  /// complete, and throw `CancellationError` promptly when the calling task is cancelled, whether
+  /// or not the work underneath has noticed yet.
   /// - Parameters:
   ///   - request: The request to send.
-  ///   - streams: Whether to return at the head.
+  ///   - streams: Whether the caller reads the body as it arrives (`true`) or collects it: a
+  ///     transport may pace its reading by it; it returns at the head either way.
   ///   - deadline: When to give up; `nil` for never.
   ///   - progress: Who hears about the request body being sent, for this exchange only.
   /// - Returns: The response, whatever its status.
@@ -31,15 +33,14 @@ import Foundation
 }
 
 extension Transport {
-  /// Send a request as ``DeadlineEnforcingTransport/exchange(_:streams:deadline:)`` does: through
-  /// it when the transport enforces deadlines itself, else through ``Transport/send(_:)`` or
-  /// ``Transport/stream(_:)`` raced against the deadline (with a buffered call's body collected
-  /// within the request's size limit).
+  /// Send a request as ``DeadlineEnforcingTransport/exchange(_:streams:deadline:progress:)``
+  /// does: through it when the transport enforces deadlines itself, else through
+  /// ``Transport/send(_:)`` or ``Transport/stream(_:)`` raced against the deadline.
   /// A transport that does not enforce deadlines cannot be told about upload progress: it
   /// reports none.
   /// - Parameters:
   ///   - request: The request to send.
-  ///   - streams: Whether to return at the head.
+  ///   - streams: Whether the caller reads the body as it arrives.
   ///   - deadline: When to give up; `nil` for never.
   ///   - progress: Who hears about the request body being sent, for this exchange only.
   /// - Returns: The response, whatever its status.
@@ -53,16 +54,7 @@ extension Transport {
         request, streams: streams, deadline: deadline, progress: progress)
     }
     let operation: @Sendable () async throws -> HTTPResponse = { [self] in
-      if streams {
-        return try await stream(request)
-      }
-      let response = try await send(request)
-      let limit = request.maximumResponseSize ?? .max
-      if response.bodyStream != nil {
-        return try await response.collectingBody(upTo: limit)
-      }
-      guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
-      return response
+      streams ? try await stream(request) : try await send(request)
     }
     guard let deadline else { return try await operation() }
     return try await deadline.race(operation)

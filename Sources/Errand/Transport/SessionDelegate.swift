@@ -4,24 +4,22 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// The session-level delegate of ``URLSessionTransport``: collects each task's response or
-/// streams it as it arrives, enforces the response size limit as bytes arrive, applies
-/// ``RedirectPolicy``, and answers authentication challenges so that a `401` comes back as a
-/// response. Session-level, because Linux ignores per-task delegates.
+/// The session-level delegate of ``URLSessionTransport``: hands each task's head over with its
+/// body as an ``HTTPBody`` that it writes as bytes arrive (the body enforces the size limit),
+/// applies ``RedirectPolicy``, and answers authentication challenges so that a `401` comes back as
+/// a response. Session-level, because Linux ignores per-task delegates.
 ///
 /// `@unchecked Sendable` is safe: its only mutable state is inside a `Locked`, and each waiter is
 /// a ``Waiting``, which resumes its continuation exactly once whoever calls it first.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   /// One task's exchange in progress.
   private struct Exchange {
-    /// Resumed with the whole response (buffered) or with its head (streamed); `nil` once
-    /// resumed. Shared with the transport, whose deadline and cancellation may resume it first.
+    /// Resumed with the head (or the failure before it); `nil` once resumed. Shared with the
+    /// transport, whose deadline and cancellation may resume it first.
     var waiting: Waiting?
-    var streams: Bool
+    /// The most bytes the body may have.
     var limit: Int?
-    var body = Data()
-    var received = 0
-    /// Where a streamed body goes once the head has been handed out.
+    /// Where the body goes once the head has been handed out.
     var writer: HTTPBody.Writer?
     /// Who hears about the request body being sent.
     var progress: (@Sendable (TransferProgress) -> Void)?
@@ -38,22 +36,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
   }
 
-  /// Start a task's exchange; `waiting` is resumed with the whole response, or with its head
-  /// when `streams` is set.
+  /// Start a task's exchange; `waiting` is resumed with the head, its body to follow.
   func register(
-    _ task: URLSessionTask, waiting: Waiting,
-    streams: Bool = false, limit: Int? = nil,
+    _ task: URLSessionTask, waiting: Waiting, limit: Int? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil, redaction: Redaction = .default
   ) {
     exchanges.withLock {
       $0[task.taskIdentifier] = Exchange(
-        waiting: waiting, streams: streams, limit: limit, progress: progress,
-        redaction: redaction)
+        waiting: waiting, limit: limit, progress: progress, redaction: redaction)
     }
   }
 
-  /// End a task's exchange with `error` if its caller still waits for the answer (or, when
-  /// streaming, for the head).
+  /// End a task's exchange with `error` if its caller still waits for the head.
   /// - Returns: Whether the caller was waiting.
   func abandon(_ taskIdentifier: Int, with error: any Error) -> Bool {
     let waiting = exchanges.withLock { exchanges -> Waiting? in
@@ -76,18 +70,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         expectedBytes: totalBytesExpectedToSend > 0 ? Int(totalBytesExpectedToSend) : nil))
   }
 
-  /// End an exchange with an outcome, if it has not ended yet: resume whoever still waits, or end
-  /// the streamed body.
-  private func finish(
-    _ taskIdentifier: Int, with outcome: (Data) -> Result<HTTPResponse, any Error>
-  ) {
+  /// End an exchange with an outcome, if it has not ended yet: resume whoever still waits for
+  /// the head, or end the body.
+  private func finish(_ taskIdentifier: Int, with outcome: Result<HTTPResponse, any Error>) {
     guard let exchange = exchanges.withLock({ $0.removeValue(forKey: taskIdentifier) }) else {
       return
     }
-    let result = outcome(exchange.body)
     if let waiting = exchange.waiting {
-      waiting.resume(with: result.map { exchange.streams ? $0.streamingBody() : $0 })
-    } else if case .failure(let error) = result {
+      waiting.resume(with: outcome)
+    } else if case .failure(let error) = outcome {
       exchange.writer?.finish(throwing: error)
     } else {
       exchange.writer?.finish()
@@ -102,21 +93,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     if let refusal = refused.withLock({ $0.removeValue(forKey: id) }) {
       // A redirect this delegate refused arrives as the final answer: end with the refusal, not
       // with a head that would read as an unacceptable status.
-      finish(id) { _ in .failure(refusal) }
+      finish(id, with: .failure(refusal))
       completionHandler(.cancel)
       return
     }
-    let expected = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
-    let tooLong = exchanges.withLock { exchanges in
-      guard let limit = exchanges[id]?.limit, let expected else { return false }
-      return expected > limit
-    }
-    if tooLong {
-      finish(id) { _ in .failure(URLError(.dataLengthExceedsMaximum)) }
-      completionHandler(.cancel)
-      return
-    }
-    guard let http = response as? HTTPURLResponse else {
+    guard let http = response as? HTTPURLResponse, !(100..<200).contains(http.statusCode) else {
+      // An interim answer (`100 Continue`, `103 Early Hints`), which URLSession on Linux hands
+      // over as if it were the head: the real one follows.
       completionHandler(.allow)
       return
     }
@@ -125,59 +108,37 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     {
       // Two lengths for one body: which one ends it is a guess, and a wrong guess lets one
       // response smuggle another.
-      finish(id) { _ in .failure(URLError(.badServerResponse)) }
+      finish(id, with: .failure(URLError(.badServerResponse)))
       completionHandler(.cancel)
       return
     }
-    let head: Waiting? = exchanges.withLock { exchanges in
-      guard var exchange = exchanges[id], exchange.streams, let waiting = exchange.waiting
-      else { return nil }
-      exchange.waiting = nil
-      exchanges[id] = exchange
-      return waiting
+    let expected = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
+    let head: (Waiting, limit: Int?)? = exchanges.withLock { exchanges in
+      guard let waiting = exchanges[id]?.waiting else { return nil }
+      exchanges[id]?.waiting = nil
+      return (waiting, exchanges[id]?.limit)
     }
-    if let head {
-      let (body, writer) = HTTPBody.makeStream(expectedLength: expected) {
-        URLSessionTransport.stop(dataTask)
-      }
-      exchanges.withLock { $0[id]?.writer = writer }
-      var streamed = HTTPResponse(http, body: Data())
-      streamed.bodyStream = body
-      head.resume(returning: streamed)
+    guard let (waiting, limit) = head else {
+      completionHandler(.allow)
+      return
     }
-    completionHandler(.allow)
+    let (body, writer) = HTTPBody.makeStream(expectedLength: expected, limit: limit) {
+      URLSessionTransport.stop(dataTask)
+    }
+    exchanges.withLock { $0[id]?.writer = writer }
+    var streamed = HTTPResponse(http, body: Data())
+    streamed.bodyStream = body
+    waiting.resume(returning: streamed)
+    // A body announced longer than the limit has already ended with the size error.
+    completionHandler(writer.isStopped ? .cancel : .allow)
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-    let id = dataTask.taskIdentifier
-    enum Next {
-      case collected
-      case write(HTTPBody.Writer)
-      case tooLong
-    }
-    let next: Next? = exchanges.withLock { exchanges in
-      // Mutated in place through the dictionary: a copy of the exchange would share the body's
-      // storage, and appending to it would copy the whole body so far, for every chunk.
-      guard exchanges[id] != nil else { return nil }
-      exchanges[id]?.received += data.count
-      if let limit = exchanges[id]?.limit, let received = exchanges[id]?.received, received > limit
-      {
-        return .tooLong
-      }
-      if let writer = exchanges[id]?.writer {
-        return .write(writer)
-      }
-      exchanges[id]?.body.append(data)
-      return .collected
-    }
-    switch next {
-    case .write(let writer):
-      writer.write(data)
-    case .tooLong:
-      finish(id) { _ in .failure(URLError(.dataLengthExceedsMaximum)) }
+    guard let writer = exchanges.withLock({ $0[dataTask.taskIdentifier]?.writer }) else { return }
+    // A pause cannot be honoured (URLSession's `suspend()` restarts a data task): the body
+    // buffers the rest in a temporary file.
+    if writer.write(data) == .stop {
       URLSessionTransport.stop(dataTask)
-    case .collected, nil:
-      break
     }
   }
 
@@ -185,18 +146,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {
     let refusal = refused.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-    finish(task.taskIdentifier) { body in
-      if let refusal {
-        return .failure(refusal)
-      }
-      if let error {
-        return .failure(URLSessionTransport.clarify(error))
-      }
-      guard let response = task.response as? HTTPURLResponse else {
-        return .failure(URLError(.badServerResponse))
-      }
-      return .success(HTTPResponse(response, body: body))
+    let outcome: Result<HTTPResponse, any Error>
+    if let refusal {
+      outcome = .failure(refusal)
+    } else if let error {
+      outcome = .failure(URLSessionTransport.clarify(error))
+    } else if let response = task.response as? HTTPURLResponse {
+      outcome = .success(HTTPResponse(response, body: Data()))
+    } else {
+      outcome = .failure(URLError(.badServerResponse))
     }
+    finish(task.taskIdentifier, with: outcome)
   }
 
   func urlSession(
@@ -235,7 +195,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       // On Linux a 401 with WWW-Authenticate becomes a challenge that, without a stored credential,
       // never completes. Errand sends credentials itself, so the 401 is the answer: return it.
       if let failure = challenge.failureResponse as? HTTPURLResponse {
-        finish(task.taskIdentifier) { body in .success(HTTPResponse(failure, body: body)) }
+        finish(task.taskIdentifier, with: .success(HTTPResponse(failure, body: Data())))
         completionHandler(.cancelAuthenticationChallenge, nil)
         return
       }

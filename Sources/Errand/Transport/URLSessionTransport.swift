@@ -119,6 +119,7 @@ public final class URLSessionTransport: Transport {
   ///   before anything is sent for a request that fails ``HTTPRequest/validate()``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await exchange(request, streams: false, deadline: nil, progress: nil)
+      .settlingBody(limit: request.maximumResponseSize, streams: false, deadline: nil)
   }
 
   /// Send a request and return when the response's head arrives; the body follows in
@@ -133,14 +134,17 @@ public final class URLSessionTransport: Transport {
   /// - Throws: What ``send(_:)`` throws before the head arrives.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await exchange(request, streams: true, deadline: nil, progress: nil)
+      .settlingBody(limit: request.maximumResponseSize, streams: true, deadline: nil)
   }
 
-  /// Send a request as ``send(_:)`` or ``stream(_:)`` do, ending the wait itself at `deadline`
-  /// (with ``APIError/timedOut``) or when the calling task is cancelled, at once, while the
-  /// task is cancelled in the background.
+  /// Send a request and return at the response's head, its body following in
+  /// ``HTTPResponse/bodyStream``, ending the wait itself at `deadline` (with
+  /// ``APIError/timedOut``) or when the calling task is cancelled, at once, while the task is
+  /// cancelled in the background.
   /// - Parameters:
   ///   - request: The request to send.
-  ///   - streams: Whether to return at the head.
+  ///   - streams: Whether the caller reads the body as it arrives (paced on Linux) or collects
+  ///     it.
   ///   - deadline: When to give up; `nil` for never.
   ///   - progress: Who hears about the request body being sent, for this exchange only.
   /// - Returns: The response, whatever its status.
@@ -194,10 +198,9 @@ public final class URLSessionTransport: Transport {
       urlRequest.timeoutInterval = Double(
         RequestDeadline.backstopSeconds(for: timeout, enforcedByTransport: enforcesDeadline))
     }
-    let limit = request.maximumResponseSize
     let (session, delegate) =
       streams ? (streamingSession, streamingDelegate) : (self.session, self.delegate)
-    let response = try await withTaskCancellationHandler {
+    return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         // Shared with the deadline and the cancellation handler before anything else happens,
         // so that either can end the wait at once, even while the task is still being created.
@@ -223,7 +226,7 @@ public final class URLSessionTransport: Transport {
               task = session.dataTask(with: urlRequest)
             }
             delegate.register(
-              task, waiting: waiting, streams: streams, limit: limit, progress: progress,
+              task, waiting: waiting, limit: request.maximumResponseSize, progress: progress,
               redaction: request.redaction)
           } else {
             let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
@@ -259,10 +262,6 @@ public final class URLSessionTransport: Transport {
     } onCancel: {
       URLSessionTransport.abandon(running, with: CancellationError(), delegate: delegate)
     }
-    if let limit, response.body.count > limit {
-      throw URLError(.dataLengthExceedsMaximum)
-    }
-    return streams ? response.streamingBody() : response
   }
 }
 

@@ -129,7 +129,7 @@ extension Cassette.Exchange {
 
   /// The events in a recorded event stream, when writing them back gives the same events.
   private static func events(in chunks: [Data]) -> [ServerSentEvent]? {
-    let text = String(decoding: chunks.reduce(Data(), +), as: UTF8.self)
+    let text = String(decoding: chunks.reduce(into: Data()) { $0.append($1) }, as: UTF8.self)
     let events = ServerSentEvent.parse(text)
     let written = ServerSentEvent.wireFormat(of: events).joined()
     return ServerSentEvent.parse(written) == events ? events : nil
@@ -206,7 +206,7 @@ extension Cassette.Exchange {
     }
     let body: Data
     if let chunks {
-      body = chunks.reduce(Data(), +)
+      body = chunks.reduce(into: Data()) { $0.append($1) }
     } else {
       body = try Self.body(response["body"], field: "response.body")
     }

@@ -32,7 +32,7 @@ public actor CassetteTransport: Transport {
   public nonisolated let url: URL
   /// When to record and when to replay.
   public nonisolated let mode: Mode
-  private let upstream: (any Transport)?
+  let upstream: (any Transport)?
   private let matching: Matching
   private let redaction: Redaction
   private let allowsRepeats: Bool
@@ -120,77 +120,11 @@ public actor CassetteTransport: Transport {
     return response
   }
 
-  /// Answer as ``send(_:)`` does, returning at the head. A recorded stream replays chunk by
-  /// chunk (an event stream event by event); recording streams the upstream's body to the caller
-  /// as it arrives and writes the exchange, with its chunks, once the body has ended. A body cut
-  /// short by the connection (a `URLError`, as a dropped event stream is) is recorded with how it
-  /// dropped, and replays the same chunks and the same error; one the reader left is not
-  /// recorded.
-  /// - Parameter request: The request.
-  /// - Returns: The head, with its body in `bodyStream`.
-  /// - Throws: What ``send(_:)`` throws.
-  public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try request.validate()  // as every transport does, replaying or recording
-    let request = try request.readingBodyFile()
-    if let recorded = try played(request) {
-      var head = recorded.response
-      let (body, writer) = HTTPBody.makeStream(expectedLength: nil) {}
-      for chunk in recorded.chunks ?? [head.body] {
-        writer.write(chunk)
-      }
-      if let code = recorded.droppedWith {
-        writer.finish(
-          throwing: URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: request.url]))
-      } else {
-        writer.finish()
-      }
-      head.body = Data()
-      head.bodyStream = body
-      return head
-    }
-    guard let upstream else { throw CassetteError.noUpstream(path: url.path) }
-    var head = try await upstream.stream(request)
-    guard let upstreamBody = head.bodyStream else {
-      try record(Cassette.Exchange(request: request, response: head))
-      return head
-    }
-    let copying = Locked<Task<Void, Never>?>(nil)
-    let (body, writer) = HTTPBody.makeStream(expectedLength: upstreamBody.expectedLength) {
-      copying.withLock { $0 }?.cancel()
-      upstreamBody.cancel()
-    }
-    var recordedHead = head
-    recordedHead.bodyStream = nil
-    let task = Task {
-      var chunks: [Data] = []
-      do {
-        for try await chunk in upstreamBody {
-          chunks.append(chunk)
-          writer.write(chunk)
-        }
-        recordedHead.body = chunks.reduce(Data(), +)
-        try self.record(Cassette.Exchange(request: request, response: recordedHead, chunks: chunks))
-        writer.finish()
-      } catch let dropped as URLError where dropped.code != .cancelled {
-        recordedHead.body = chunks.reduce(Data(), +)
-        try? self.record(
-          Cassette.Exchange(
-            request: request, response: recordedHead, chunks: chunks, droppedWith: dropped.code))
-        writer.finish(throwing: dropped)
-      } catch {
-        writer.finish(throwing: error)
-      }
-    }
-    copying.withLock { $0 = task }
-    head.bodyStream = body
-    return head
-  }
-
   /// The recorded exchange that answers `request`, marked played; `nil` when this run records
   /// it instead.
   /// - Throws: ``CassetteError/noMatch(request:path:recorded:)`` when nothing answers and the
   ///   mode does not record.
-  private func played(_ request: HTTPRequest) throws -> Cassette.Exchange? {
+  func played(_ request: HTTPRequest) throws -> Cassette.Exchange? {
     let cassette = try prepare()
     if !recording || mode == .newEpisodes, let index = match(request, in: cassette) {
       played[index] = true
@@ -257,7 +191,7 @@ public actor CassetteTransport: Transport {
     return loaded
   }
 
-  private func record(_ exchange: Cassette.Exchange) throws(CassetteError) {
+  func record(_ exchange: Cassette.Exchange) throws(CassetteError) {
     var updated = cassette ?? Cassette()
     let contentType = exchange.response.headers["Content-Type"]
     // A server may echo what the request carried (an Authorization header in a JSON echo, a token
@@ -279,7 +213,7 @@ public actor CassetteTransport: Transport {
     var chunks = exchange.chunks?.map {
       redaction.redact(body: Redaction.scrub(secrets, from: $0), contentType: contentType)
     }
-    if let redacted = chunks, redacted.reduce(Data(), +) != response.body {
+    if let redacted = chunks, redacted.reduce(into: Data(), { $0.append($1) }) != response.body {
       // A secret that spans chunks is hidden only in the whole body: keep that instead.
       chunks = [response.body]
     }

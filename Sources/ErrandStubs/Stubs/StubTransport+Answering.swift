@@ -13,6 +13,7 @@ extension StubTransport {
   ///   `HTTPRequest.validate()`, as Errand's own transports do.
   public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await exchange(request, streams: false, deadline: nil, progress: nil)
+      .settlingBody(limit: request.maximumResponseSize, streams: false, deadline: nil)
   }
 
   /// Record the request and answer it as ``send(_:)`` does, returning at the head: the body of a
@@ -24,14 +25,16 @@ extension StubTransport {
   /// - Throws: What ``send(_:)`` throws before the head.
   public nonisolated func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await exchange(request, streams: true, deadline: nil, progress: nil)
+      .settlingBody(limit: request.maximumResponseSize, streams: true, deadline: nil)
   }
 
-  /// Answer as ``send(_:)`` or ``stream(_:)`` do, within `deadline`: an answer with nothing to
-  /// wait for comes back at once; one with delays or handlers is worked out in one task raced
-  /// against the deadline and the caller's cancellation; the upstream gets the deadline.
+  /// Answer as ``send(_:)`` or ``stream(_:)`` do, returning at the head (a chunked answer's
+  /// body follows on the stub's clock), within `deadline`: an answer with nothing to wait for
+  /// comes back at once; one with delays or handlers is worked out in one task raced against the
+  /// deadline and the caller's cancellation; the upstream gets the deadline.
   /// - Parameters:
   ///   - request: The request.
-  ///   - streams: Whether to return at the head.
+  ///   - streams: Whether the caller reads the body as it arrives; passed on to the upstream.
   ///   - deadline: When to give up; `nil` for never.
   ///   - progress: Who hears about the request body being sent, for this exchange only.
   /// - Returns: The answer, or its head.
@@ -60,7 +63,6 @@ extension StubTransport {
           answer, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
       }
     }
-    let limit = request.maximumResponseSize ?? .max
     switch resolved {
     case .passthrough:
       guard let upstream else { throw NoPassthrough(request: request) }
@@ -69,15 +71,10 @@ extension StubTransport {
         request, streams: streams, deadline: deadline, progress: progress)
     case .whole(var response):
       response.url = response.url ?? request.url
-      guard response.body.count <= limit else { throw URLError(.dataLengthExceedsMaximum) }
-      return streams ? response.streamingBody() : response
+      return response
     case .streamed(var stream):
       stream.head.url = stream.head.url ?? request.url
-      let head = feed(stream, limit: limit)
-      if streams {
-        return head
-      }
-      return try await Self.bounded(by: deadline) { try await head.collectingBody(upTo: limit) }
+      return feed(stream, limit: request.maximumResponseSize)
     }
   }
 
@@ -90,23 +87,19 @@ extension StubTransport {
   }
 
   /// The head of a streamed answer, its body written chunk by chunk on the stub's clock by a task
-  /// that stops when the reader does; a body over `limit` ends with
-  /// `URLError(.dataLengthExceedsMaximum)`.
-  private nonisolated func feed(_ stream: StubStream, limit: Int) -> HTTPResponse {
+  /// that stops when the reader does or the body crosses `limit`.
+  private nonisolated func feed(_ stream: StubStream, limit: Int?) -> HTTPResponse {
     let feeding = Locked<Task<Void, Never>?>(nil)
     let (body, writer) = HTTPBody.makeStream(
-      expectedLength: nil, onCancel: { feeding.withLock { $0 }?.cancel() })
+      expectedLength: nil, limit: limit, onCancel: { feeding.withLock { $0 }?.cancel() })
     let clock = clock
     let task = Task {
-      var sent = 0
       do {
         for (index, chunk) in stream.chunks.enumerated() {
           if index > 0, stream.interval > .zero {
             try await clock.sleep(for: stream.interval)
           }
-          sent += chunk.count
-          guard sent <= limit else { throw URLError(.dataLengthExceedsMaximum) }
-          writer.write(chunk)
+          if writer.write(chunk) == .stop { return }
         }
         if stream.stalls {
           try await Self.stall()

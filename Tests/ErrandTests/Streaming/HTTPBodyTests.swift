@@ -85,9 +85,9 @@ import Testing
       writer.write(Data("a".utf8))
       var iterator = body.makeAsyncIterator()
       _ = try await iterator.next()
-      #expect(!writer.isCancelled)
+      #expect(!writer.isStopped)
       body.cancel()
-      #expect(writer.isCancelled)
+      #expect(writer.isStopped)
     }
     #expect(stops.withLock { $0 } == 1)
   }
@@ -115,5 +115,75 @@ import Testing
       let error = await #expect(throws: URLError.self) { try await body.collect(upTo: limit) }
       #expect(error?.code == .dataLengthExceedsMaximum)
     }
+  }
+
+  /// The body answers each write: go on, pause (the reader is a memory budget behind), or stop
+  /// (the reader left, or the body ended).
+  @Test(arguments: ["reader left", "body finished"])
+  func eachWriteIsAnsweredProceedPauseOrStop(ending: String) async throws {
+    let (body, writer) = HTTPBody.makeStream(expectedLength: nil) {}
+    #expect(writer.write(Data(count: 1000)) == .proceed)
+    #expect(writer.write(Data(count: HTTPBody.memoryBudget - 2000)) == .proceed)
+    #expect(writer.write(Data(count: 1000)) == .pause)
+    #expect(writer.write(Data(count: 1)) == .pause)
+    if ending == "reader left" {
+      body.cancel()
+    } else {
+      writer.finish()
+    }
+    #expect(writer.write(Data(count: 1)) == .stop)
+    #expect(writer.isStopped)
+  }
+
+  /// The size limit is the body's: the write that crosses it is refused with `stop`, the
+  /// transfer is stopped once, and the reader gets what came before, then the size error.
+  @Test func theWriteThatCrossesTheLimitStopsTheTransferOnce() async throws {
+    let stops = Locked(0)
+    let (body, writer) = HTTPBody.makeStream(expectedLength: nil, limit: 10) {
+      stops.withLock { $0 += 1 }
+    }
+    #expect(writer.write(Data("abcdef".utf8)) == .proceed)
+    #expect(writer.write(Data("ghij".utf8)) == .proceed)
+    #expect(writer.write(Data("k".utf8)) == .stop)
+    #expect(writer.write(Data("l".utf8)) == .stop)
+    writer.finish()
+    #expect(stops.withLock { $0 } == 1)
+    var iterator = body.makeAsyncIterator()
+    #expect(try await iterator.next() == Data("abcdef".utf8))
+    #expect(try await iterator.next() == Data("ghij".utf8))
+    let error = await #expect(throws: URLError.self) { try await iterator.next() }
+    #expect(error?.code == .dataLengthExceedsMaximum)
+  }
+
+  /// A body announced longer than its limit has ended before the first byte: the transport sees
+  /// it stopped, and the reader gets the size error.
+  @Test func aBodyAnnouncedLongerThanItsLimitHasEndedAtOnce() async throws {
+    let (body, writer) = HTTPBody.makeStream(expectedLength: 11, limit: 10) {}
+    #expect(writer.isStopped)
+    #expect(writer.write(Data("a".utf8)) == .stop)
+    let error = await #expect(throws: URLError.self) { try await body.collect() }
+    #expect(error?.code == .dataLengthExceedsMaximum)
+  }
+
+  /// A collecting reader takes what is queued, resumes a writer paused for it, and gets every
+  /// later chunk appended, however far past the memory budget, with no pause asked.
+  @Test func aCollectingReaderResumesAPausedWriterAndTakesEverything() async throws {
+    let bytes = patternBytes(3 * HTTPBody.memoryBudget)
+    let (body, writer) = HTTPBody.makeStream(expectedLength: nil) {}
+    #expect(writer.write(bytes[..<HTTPBody.memoryBudget]) == .pause)
+    let (drained, drain) = AsyncStream<Void>.makeStream()
+    writer.whenDrained { drain.yield() }
+    let collecting = Task { try await body.collect() }
+    for await _ in drained { break }
+    var outcomes: Set<HTTPBody.WriteOutcome> = []
+    var offset = HTTPBody.memoryBudget
+    while offset < bytes.count {
+      let end = min(offset + 100_000, bytes.count)
+      outcomes.insert(writer.write(bytes[offset..<end]))
+      offset = end
+    }
+    writer.finish()
+    #expect(try await collecting.value == bytes)
+    #expect(outcomes == [.proceed])
   }
 }

@@ -103,6 +103,30 @@ import Testing
         == true)
   }
 
+  /// A transport of the app's own that knows nothing of size limits is held to them all the
+  /// same: the client settles every body, whole or streamed, in one place.
+  @Test(arguments: [false, true])
+  func aTransportThatKnowsNoLimitIsHeldToIt(streams: Bool) async throws {
+    struct Plain: Transport {
+      func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        HTTPResponse(status: 200, body: Data("123456".utf8))
+      }
+    }
+    let client = APIClient(
+      baseURL: base, transport: Plain(),
+      configuration: APIClient.Configuration(maximumResponseSize: 5))
+    let endpoint = Endpoint<Data>(path: "big", decoding: .data)
+    let error = await #expect(throws: APIError.self) {
+      if streams {
+        _ = try await client.stream(endpoint).collect()
+      } else {
+        _ = try await client.send(endpoint)
+      }
+    }
+    #expect(error?.kind == .transport)
+    #expect(error?.urlError?.code == .dataLengthExceedsMaximum)
+  }
+
   @Test func theTimeoutBoundsEachWaitNotTheWholeStream() async throws {
     let clock = TestClock()
     let stub = StubTransport(clock: clock)

@@ -1,0 +1,39 @@
+import Foundation
+
+extension HTTPResponse {
+  /// The one place a response's body is settled, whatever form the transport handed it in (a
+  /// body stream, or a whole body): it becomes an ``HTTPBody`` held to `limit`; a streamed call
+  /// gets it as ``bodyStream``, a buffered one has it collected into ``body`` by `deadline`.
+  ///
+  /// ``APIClient`` settles every exchange's response with it; Errand's transports settle what
+  /// their own ``Transport/send(_:)`` and ``Transport/stream(_:)`` return with it.
+  /// - Parameters:
+  ///   - limit: The most bytes the body may have (the request's
+  ///     ``HTTPRequest/maximumResponseSize``), or `nil` for no limit.
+  ///   - streams: Whether to return at once with the body in ``bodyStream``.
+  ///   - deadline: When a buffered call stops waiting for the rest of the body.
+  /// - Returns: The response, its body streamed or whole.
+  /// - Throws: `URLError(.dataLengthExceedsMaximum)` for a body over the limit, the error that
+  ///   cut the transfer short, ``APIError/timedOut`` or `CancellationError`, when collecting.
+  @_spi(Transports) public func settlingBody(
+    limit: Int?, streams: Bool, deadline: RequestDeadline?
+  ) async throws -> HTTPResponse {
+    var response = self
+    let body = bodyStream ?? HTTPBody(body)
+    body.limit(to: limit)
+    response.body = Data()
+    response.bodyStream = nil
+    if streams {
+      response.bodyStream = body
+      return response
+    }
+    if let whole = try body.buffer.takeWholeIfEnded() {
+      response.body = whole
+      return response
+    }
+    let disarm = deadline?.whenExpired { body.stop(throwing: APIError.timedOut) }
+    defer { disarm?() }
+    response.body = try await body.collect()
+    return response
+  }
+}

@@ -133,15 +133,7 @@ final class BodyBuffer: @unchecked Sendable {
       lock.unlock()
       return
     }
-    end = .failure(error)
-    let stopTransfer = onCancel
-    onCancel = nil
-    let resume = takeReaderAtEnd()
-    let drained = takeDrainHandlers(force: true)
-    lock.unlock()
-    resume?()
-    stopTransfer?()
-    for handler in drained { handler() }
+    endAndStop(throwing: error)
   }
 
   /// Lower the limit to `maximum` (never raise it). A body already longer, or announced longer,
@@ -150,16 +142,21 @@ final class BodyBuffer: @unchecked Sendable {
   func limit(to maximum: Int, expectedLength: Int?) {
     lock.lock()
     limit = min(limit ?? .max, maximum)
-    guard !cancelled, received > maximum || (expectedLength ?? 0) > maximum else {
+    let crossed = received > maximum || (expectedLength ?? 0) > maximum
+    var failed = false
+    if case .failure = end { failed = true }
+    guard !cancelled, crossed, !failed else {
       lock.unlock()
       return
     }
-    if case .failure = end {
-      lock.unlock()
-      return
-    }
-    end = .failure(URLError(.dataLengthExceedsMaximum))
     queue.removeAll()
+    endAndStop(throwing: URLError(.dataLengthExceedsMaximum))
+  }
+
+  /// End the body with `error`, then, after unlocking, resume the reader if it has nothing left
+  /// to take, stop the transfer and resume a paused writer. Called under `lock`; releases it.
+  private func endAndStop(throwing error: any Error) {
+    end = .failure(error)
     let stopTransfer = onCancel
     onCancel = nil
     let resume = takeReaderAtEnd()

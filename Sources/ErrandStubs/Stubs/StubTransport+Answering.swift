@@ -156,11 +156,23 @@ extension StubTransport {
     forwardedRequests.append(request)
   }
 
-  /// A sequence's answer for the `call`th call (1-based): its last answer once it runs out;
-  /// `nil` for an empty sequence.
-  private static func pick(from answers: [StubResponse], call: Int) -> StubResponse? {
-    guard let last = answers.last else { return nil }
+  /// A sequence's answer for the `call`th call (1-based): its last answer once it runs out; a
+  /// bare `500` for an empty sequence.
+  private static func pick(from answers: [StubResponse], call: Int) -> StubResponse {
+    guard let last = answers.last else { return .response(HTTPResponse(status: 500)) }
     return call <= answers.count ? answers[call - 1] : last
+  }
+
+  /// An answer that is what it says (a response, a stream, a pass-through, an error), or `nil`
+  /// for one still to work out (a sequence, a handler, a hang).
+  private static func leaf(_ kind: StubResponse.Kind) throws -> Resolved? {
+    switch kind {
+    case .response(let response): .whole(response)
+    case .stream(let stream): .streamed(stream)
+    case .passthrough: .passthrough
+    case .failure(let error): throw error
+    case .sequence, .handler, .hang: nil
+    }
   }
 
   /// Work out an answer that has nothing to wait for (no delay, handler or hang), or `nil`.
@@ -168,23 +180,12 @@ extension StubTransport {
     throws -> Resolved?
   {
     guard (answer.delay ?? defaultDelay) <= .zero else { return nil }
-    switch answer.kind {
-    case .response(let response):
-      return .whole(response)
-    case .stream(let stream):
-      return .streamed(stream)
-    case .passthrough:
-      return .passthrough
-    case .failure(let error):
-      throw error
-    case .sequence(let answers):
-      guard let next = pick(from: answers, call: call) else {
-        return .whole(HTTPResponse(status: 500))
-      }
-      return try resolveAtOnce(next, call: call, defaultDelay: defaultDelay)
-    case .handler, .hang:
-      return nil
+    if let resolved = try leaf(answer.kind) {
+      return resolved
     }
+    guard case .sequence(let answers) = answer.kind else { return nil }
+    return try resolveAtOnce(
+      pick(from: answers, call: call), call: call, defaultDelay: defaultDelay)
   }
 
   /// Work out an answer: pick from sequences, run handlers, wait out delays, throw errors.
@@ -197,20 +198,12 @@ extension StubTransport {
       try await clock.sleep(for: delay)
     }
     switch answer.kind {
-    case .response(let response):
-      return .whole(response)
-    case .stream(let stream):
-      return .streamed(stream)
-    case .passthrough:
-      return .passthrough
-    case .failure(let error):
-      throw error
+    case .response, .stream, .passthrough, .failure:
+      return try leaf(answer.kind) ?? .passthrough  // a leaf is never nil
     case .sequence(let answers):
-      guard let next = pick(from: answers, call: call) else {
-        return .whole(HTTPResponse(status: 500))
-      }
       return try await resolve(
-        next, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
+        pick(from: answers, call: call), request: request, call: call, clock: clock,
+        defaultDelay: defaultDelay)
     case .handler(let handler):
       return try await resolve(
         try await handler(request, call), request: request, call: call, clock: clock,

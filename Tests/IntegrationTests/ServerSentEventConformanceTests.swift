@@ -28,7 +28,9 @@ import Testing
   static let wpt = "web-platform-tests eventsource"
   static let longComment = String(repeating: "x", count: 2 * 1024)
 
-  static let cases: [Case] = [
+  static let cases = otherCases + launchDarklyCases
+
+  static let otherCases: [Case] = [
     Case(
       source: html, name: "stock ticker, multi-line data",
       wire: "data: YHOO\ndata: +2\ndata: 10\n\n", events: [ServerSentEvent(data: "YHOO\n+2\n10")]),

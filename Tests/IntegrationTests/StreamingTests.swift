@@ -24,9 +24,12 @@ import Testing
   }
 
   @Test func aChunkArrivesWhileTheServerStillHoldsTheRest() async throws {
-    // The second chunk would come 60 s later: reading the first proves it was not buffered.
+    // The second chunk would come 60 s later: reading the first proves it was not buffered. A
+    // type Apple's URLSession does not sniff, or it would hold the first 5 bytes for 512.
     let server = try LoopbackServer { _ in
-      .chunks([Data("first".utf8), Data("second".utf8)], interval: .seconds(60))
+      .chunks(
+        [Data("first".utf8), Data("second".utf8)], interval: .seconds(60),
+        headers: [("Content-Type", "application/json")])
     }
     defer { server.stop() }
     let stream = try await liveClient(server.baseURL).stream(Self.endpoint)

@@ -18,6 +18,11 @@ extension HTTPResponse {
   @_spi(Transports) public func settlingBody(
     limit: Int?, streams: Bool, deadline: RequestDeadline?
   ) async throws -> HTTPResponse {
+    if bodyStream == nil, !streams {
+      // Whole already (a stub's answer, a custom transport's): nothing to collect or buffer.
+      try BodyBuffer.admit(wholeBodyOf: body.count, limit: limit)
+      return self
+    }
     var response = self
     let body = bodyStream ?? HTTPBody(body)
     body.limit(to: limit)

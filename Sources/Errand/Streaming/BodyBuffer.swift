@@ -47,9 +47,24 @@ final class BodyBuffer: @unchecked Sendable {
   init(expectedLength: Int?, limit: Int?, onCancel: @escaping @Sendable () -> Void) {
     self.onCancel = onCancel
     self.limit = limit
-    if let expectedLength, let limit, expectedLength > limit {
+    if Self.exceeds(expectedLength, limit) {
       end = .failure(URLError(.dataLengthExceedsMaximum))
       self.onCancel = nil
+    }
+  }
+
+  /// The size rule itself: whether `length` bytes are more than `limit` allows.
+  static func exceeds(_ length: Int?, _ limit: Int?) -> Bool {
+    guard let length, let limit else { return false }
+    return length > limit
+  }
+
+  /// Hold a body that arrived whole to `limit` without buffering it: the same rule, for the
+  /// answers a transport has whole at once.
+  /// - Throws: `URLError(.dataLengthExceedsMaximum)` when it is longer.
+  static func admit(wholeBodyOf length: Int, limit: Int?) throws {
+    if exceeds(length, limit) {
+      throw URLError(.dataLengthExceedsMaximum)
     }
   }
 
@@ -78,7 +93,7 @@ final class BodyBuffer: @unchecked Sendable {
       return .proceed
     }
     received += chunk.count
-    if let limit, received > limit {
+    if Self.exceeds(received, limit) {
       lock.unlock()
       stop(throwing: URLError(.dataLengthExceedsMaximum))
       return .stop
@@ -142,7 +157,7 @@ final class BodyBuffer: @unchecked Sendable {
   func limit(to maximum: Int, expectedLength: Int?) {
     lock.lock()
     limit = min(limit ?? .max, maximum)
-    let crossed = received > maximum || (expectedLength ?? 0) > maximum
+    let crossed = Self.exceeds(received, maximum) || Self.exceeds(expectedLength, maximum)
     var failed = false
     if case .failure = end { failed = true }
     guard !cancelled, crossed, !failed else {

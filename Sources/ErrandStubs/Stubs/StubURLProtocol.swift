@@ -215,7 +215,7 @@ enum StubURLProtocolRegistry {
 @available(watchOS, unavailable)
 private final class StubURLProtocolSlot<Tag>: StubURLProtocol {}
 
-#if !canImport(FoundationNetworking)
+#if !canImport(FoundationNetworking)  // apple-check: Linux cannot build this side
   // Apple's SDKs mark URLProtocol `@unchecked Sendable`, and a Swift subclass must restate an
   // inherited unchecked conformance (swift-corelibs-foundation marks it unavailable instead, so
   // there is nothing to restate on Linux). It holds: URLSession calls `startLoading()` and

@@ -7,7 +7,7 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// One streaming scenario per process, so that each peak resident size (VmHWM) is its own:
+/// One streaming scenario per process, so that each peak resident size is its own:
 /// `errand-benchmarks --streaming NAME --url http://127.0.0.1:PORT --path FILE`. Prints one
 /// line: `name seconds bytes events peakKB`.
 enum Streaming {
@@ -103,12 +103,17 @@ enum Streaming {
     print(name, format(now() - start, decimals: 3), bytes, events, peakResidentKilobytes() ?? -1)
   }
 
-  /// The process's peak resident set size (`VmHWM`), where the system reports it.
+  /// The process's peak resident set size, from `getrusage` (what `/proc`'s `VmHWM` says on
+  /// Linux; Darwin has no `/proc`).
   static func peakResidentKilobytes() -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-    else { return nil }
-    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    var usage = rusage()
+    #if canImport(Darwin)
+      guard getrusage(RUSAGE_SELF, &usage) == 0 else { return nil }
+      return Int(usage.ru_maxrss) / 1024  // bytes on Darwin
+    #else
+      guard getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 else { return nil }
+      return Int(usage.ru_maxrss)  // kilobytes on Linux (glibc)
+    #endif
   }
 }
 

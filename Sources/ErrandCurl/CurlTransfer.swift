@@ -37,6 +37,8 @@
     /// Bytes of a redirect's body, which is dropped.
     private var dropped = 0
     private var writer: HTTPBody.Writer?
+    /// A buffered call's head, held until its body ends or backs up.
+    private var pendingHead: HTTPResponse?
     private var failure: (any Error)?
     /// Whether the transfer is paused until its reader catches up (set here, cleared by the
     /// engine before it resumes the transfer).
@@ -163,25 +165,16 @@
       }
       if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
         fields.add(
-          Self.text(trimming: line[..<colon]), Self.text(trimming: line[(colon + 1)...]))
+          CurlHeaderField.text(trimming: line[..<colon]),
+          CurlHeaderField.text(trimming: line[(colon + 1)...]))
       }
       return bytes.count
     }
 
-    /// The bytes as text, without the spaces and tabs around them.
-    private static func text(trimming bytes: Slice<UnsafeRawBufferPointer>) -> String {
-      func isSpace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
-      }
-      var slice = bytes[...]
-      while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
-      while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
-      return String(decoding: slice, as: UTF8.self)
-    }
-
-    /// The whole head is in: check it, and hand it out with its body to follow (a redirect's
-    /// head waits for the end of its dropped body). Returns false to stop the transfer (with
-    /// `failure` set).
+    /// The whole head is in: check it, and hand it out with its body to follow. A buffered
+    /// call's head waits until its body has ended or backs up (one wake-up of the caller for a
+    /// short answer instead of two), a redirect's until its dropped body has ended. Returns false
+    /// to stop the transfer (with `failure` set).
     private func headArrived() -> Bool {
       let lengths = HTTPHeaders.announcedLengths(fields.values(for: "Content-Length"))
       if lengths.count > 1 {
@@ -193,15 +186,32 @@
       let (stream, writer) = HTTPBody.makeStream(
         expectedLength: lengths.first.flatMap { Int($0) }, limit: limit
       ) { [weak self] in
+        // The reader left, or the body stopped itself (over its limit): the transfer stops.
         guard let self else { return }
-        self.abandon(with: CancellationError())
         self.stop(self)
       }
       self.writer = writer
-      waiting.resume(
-        with: .success(HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)))
-      // A body announced longer than the limit has already ended with the size error.
-      return !writer.isStopped
+      let head = HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)
+      if streams {
+        waiting.resume(with: .success(head))
+      } else {
+        pendingHead = head
+      }
+      // A body announced longer than the limit has already ended with the size error, which a
+      // held head's reader gets from it.
+      guard !writer.isStopped else {
+        handOverHead()
+        return false
+      }
+      return true
+    }
+
+    /// Hand out a buffered call's head, if it is still held.
+    private func handOverHead() {
+      if let head = pendingHead {
+        pendingHead = nil
+        waiting.resume(with: .success(head))
+      }
     }
 
     /// libcurl's count of request body bytes sent (the observer drops counts it has seen).
@@ -234,9 +244,14 @@
       case .proceed:
         return bytes.count
       case .pause:
+        // A buffered call's reader starts collecting (which resumes the transfer) once it has
+        // the head.
         pausesNext = true
+        handOverHead()
         return bytes.count
       case .stop:
+        // Over the limit, the body has ended with the size error: a held head's reader gets it.
+        handOverHead()
         return 0
       }
     }
@@ -259,13 +274,16 @@
         error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
       }
       if let error {
-        if !waiting.resume(with: .failure(error)) {
-          writer?.finish(throwing: error)
-        }
+        // The body first: a held head's body must end before the head is dropped, or dropping
+        // it would cancel the transfer (and answer the caller) before the error is told.
+        writer?.finish(throwing: error)
+        waiting.resume(with: .failure(error))
+        pendingHead = nil
         return
       }
       if let writer {
         writer.finish()
+        handOverHead()
         return
       }
       waiting.resume(with: .success(HTTPResponse(status: status, headers: fields, url: url)))
@@ -274,9 +292,9 @@
     /// Removed before it ended (cancelled, timed out, or its reader left).
     func stopped() {
       let error = CancellationError()
-      if !waiting.resume(with: .failure(error)) {
-        writer?.finish(throwing: error)
-      }
+      writer?.finish(throwing: error)
+      waiting.resume(with: .failure(error))
+      pendingHead = nil
     }
   }
 #endif

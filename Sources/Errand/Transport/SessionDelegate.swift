@@ -17,6 +17,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Resumed with the head (or the failure before it); `nil` once resumed. Shared with the
     /// transport, whose deadline and cancellation may resume it first.
     var waiting: Waiting?
+    /// Whether the caller reads the body as it arrives; a buffered call's head is held until
+    /// its body ends or backs up (one wake-up of the caller for a short answer, not two).
+    var streams: Bool
+    /// A buffered call's head, held.
+    var pendingHead: HTTPResponse?
     /// The most bytes the body may have.
     var limit: Int?
     /// Where the body goes once the head has been handed out.
@@ -36,14 +41,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
   }
 
-  /// Start a task's exchange; `waiting` is resumed with the head, its body to follow.
+  /// Start a task's exchange; `waiting` is resumed with the head, its body to follow (at once
+  /// when `streams`, else once the body has ended or backs up).
   func register(
-    _ task: URLSessionTask, waiting: Waiting, limit: Int? = nil,
+    _ task: URLSessionTask, waiting: Waiting, streams: Bool, limit: Int? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil, redaction: Redaction = .default
   ) {
     exchanges.withLock {
       $0[task.taskIdentifier] = Exchange(
-        waiting: waiting, limit: limit, progress: progress, redaction: redaction)
+        waiting: waiting, streams: streams, limit: limit, progress: progress,
+        redaction: redaction)
     }
   }
 
@@ -70,18 +77,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         expectedBytes: totalBytesExpectedToSend > 0 ? Int(totalBytesExpectedToSend) : nil))
   }
 
-  /// End an exchange with an outcome, if it has not ended yet: resume whoever still waits for
-  /// the head, or end the body.
+  /// End an exchange with an outcome, if it has not ended yet: end the body, and resume whoever
+  /// still waits for the head (with the held head, when there is one).
   private func finish(_ taskIdentifier: Int, with outcome: Result<HTTPResponse, any Error>) {
     guard let exchange = exchanges.withLock({ $0.removeValue(forKey: taskIdentifier) }) else {
       return
     }
-    if let waiting = exchange.waiting {
-      waiting.resume(with: outcome)
-    } else if case .failure(let error) = outcome {
+    switch outcome {
+    case .failure(let error):
       exchange.writer?.finish(throwing: error)
-    } else {
+      exchange.waiting?.resume(throwing: error)
+    case .success(let response):
       exchange.writer?.finish()
+      exchange.waiting?.resume(returning: exchange.pendingHead ?? response)
     }
   }
 
@@ -113,32 +121,61 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       return
     }
     let expected = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
-    let head: (Waiting, limit: Int?)? = exchanges.withLock { exchanges in
-      guard let waiting = exchanges[id]?.waiting else { return nil }
-      exchanges[id]?.waiting = nil
-      return (waiting, exchanges[id]?.limit)
-    }
-    guard let (waiting, limit) = head else {
-      completionHandler(.allow)
-      return
-    }
+    let limit = exchanges.withLock { $0[id]?.limit }
     let (body, writer) = HTTPBody.makeStream(expectedLength: expected, limit: limit) {
       URLSessionTransport.stop(dataTask)
     }
-    exchanges.withLock { $0[id]?.writer = writer }
-    var streamed = HTTPResponse(http, body: Data())
-    streamed.bodyStream = body
-    waiting.resume(returning: streamed)
-    // A body announced longer than the limit has already ended with the size error.
-    completionHandler(writer.isStopped ? .cancel : .allow)
+    var head = HTTPResponse(http, body: Data())
+    head.bodyStream = body
+    let waiting: Waiting? = exchanges.withLock { exchanges in
+      guard exchanges[id]?.waiting != nil else { return nil }
+      exchanges[id]?.writer = writer
+      guard exchanges[id]?.streams == true else {
+        exchanges[id]?.pendingHead = head
+        return nil
+      }
+      defer { exchanges[id]?.waiting = nil }
+      return exchanges[id]?.waiting
+    }
+    waiting?.resume(returning: head)
+    // A body announced longer than the limit has already ended with the size error, which a
+    // held head's reader gets from it.
+    if writer.isStopped {
+      handOverHead(of: id)
+      completionHandler(.cancel)
+    } else {
+      completionHandler(.allow)
+    }
   }
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-    guard let writer = exchanges.withLock({ $0[dataTask.taskIdentifier]?.writer }) else { return }
-    // A pause cannot be honoured (URLSession's `suspend()` restarts a data task): the body
-    // buffers the rest in a temporary file.
-    if writer.write(data) == .stop {
+    let id = dataTask.taskIdentifier
+    guard let writer = exchanges.withLock({ $0[id]?.writer }) else { return }
+    switch writer.write(data) {
+    case .proceed:
+      break
+    case .pause:
+      // URLSession cannot pause (its `suspend()` restarts a data task): the body buffers the
+      // rest in a temporary file. A buffered call's reader gets the head now and collects.
+      handOverHead(of: id)
+    case .stop:
+      // Over its limit, the body has ended with the size error: a held head's reader gets it.
+      handOverHead(of: id)
       URLSessionTransport.stop(dataTask)
+    }
+  }
+
+  /// Resume the caller of a buffered call with its held head, if it is still held.
+  private func handOverHead(of id: Int) {
+    let held = exchanges.withLock { exchanges -> (Waiting, HTTPResponse)? in
+      guard let waiting = exchanges[id]?.waiting, let head = exchanges[id]?.pendingHead
+      else { return nil }
+      exchanges[id]?.waiting = nil
+      exchanges[id]?.pendingHead = nil
+      return (waiting, head)
+    }
+    if let (waiting, head) = held {
+      waiting.resume(returning: head)
     }
   }
 

@@ -226,8 +226,8 @@ public final class URLSessionTransport: Transport {
               task = session.dataTask(with: urlRequest)
             }
             delegate.register(
-              task, waiting: waiting, limit: request.maximumResponseSize, progress: progress,
-              redaction: request.redaction)
+              task, waiting: waiting, streams: streams, limit: request.maximumResponseSize,
+              progress: progress, redaction: request.redaction)
           } else {
             let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
               data, response, error in

@@ -78,7 +78,7 @@ import Testing
     let refused = try await #require(throws: RefusedRedirectError.self) {
       try await withCheckedThrowingContinuation {
         (exchange: CheckedContinuation<HTTPResponse, any Error>) in
-        delegate.register(task, waiting: Waiting(exchange))
+        delegate.register(task, waiting: Waiting(exchange), streams: false)
         delegate.urlSession(session, task: task, didCompleteWithError: nil)
       }
     }

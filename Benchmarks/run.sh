@@ -93,6 +93,14 @@ sys.exit("the benchmark server did not start")
 PY
 
 swift build -c release --product errand-benchmarks >&2
+# The C ceiling for CurlTransport (Linux): a plain loop over libcurl's multi interface, built with
+# the toolchain's clang against Errand's own libcurl loader, so no libcurl package is needed.
+c_loop=()
+if [ "$(uname -s)" = Linux ] && command -v clang > /dev/null; then
+  clang -O2 -I ../Sources/CErrandCurl/include c-loop/curl_multi_loop.c \
+    ../Sources/CErrandCurl/errand_curl.c -ldl -o "$work/curl-multi-loop" >&2 \
+    && c_loop=(--c-loop "$work/curl-multi-loop")
+fi
 if [ "${ERRAND_BENCHMARKS:-all}" = soak ]; then
   # A million requests through CurlTransport at 64 concurrent, one in twenty cancelled.
   { echo '# CurlTransport soak'; echo; echo '```'
@@ -101,7 +109,7 @@ if [ "${ERRAND_BENCHMARKS:-all}" = soak ]; then
   exit 0
 fi
 [ "${ERRAND_BENCHMARKS:-all}" = streaming ] || .build/release/errand-benchmarks --url "http://127.0.0.1:$port/dogs.json" --seconds "$seconds" --rounds "$rounds" \
-  --server "$server" --output results.md
+  --server "$server" --output results.md "${c_loop[@]}"
 [ "${ERRAND_BENCHMARKS:-all}" != throughput ] || exit 0
 
 # Streaming, one process per measurement so each peak resident size is its own, scenarios

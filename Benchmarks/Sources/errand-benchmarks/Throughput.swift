@@ -6,10 +6,13 @@ import Foundation
   import FoundationNetworking
 #endif
 
-/// One way of fetching and decoding the small JSON document.
+/// One way of fetching (and decoding) the small JSON document.
 struct Contender: Sendable {
   var name: String
   var fetch: @Sendable () async throws -> Void
+  /// For a contender measured in a process of its own (the C loop): requests per second and
+  /// processor microseconds per request at a concurrency, for some seconds.
+  var external: (@Sendable (Int, Double) async -> (rate: Double, cpu: Double))? = nil
 }
 
 /// One contender at one concurrency: requests per second in each round, and processor time per
@@ -61,7 +64,7 @@ final class RawDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
 /// Requests per second of each contender at each concurrency, rounds interleaved, medians kept.
 enum Throughput {
-  static func contenders(url: URL) -> [Contender] {
+  static func contenders(url: URL, cLoop: String?) -> [Contender] {
     let defaultSession = URLSession(configuration: .default)
     let sameSession = URLSession(configuration: URLSessionTransport.defaultConfiguration())
     let base = url.deletingLastPathComponent()
@@ -89,17 +92,55 @@ enum Throughput {
         let response = try await transport.send(HTTPRequest(url: url))
         _ = try JSONDecoder().decode([Dog].self, from: response.body)
       },
-    ] + curlContenders(base: base, endpoint: endpoint)
+    ] + curlContenders(url: url, endpoint: endpoint, cLoop: cLoop)
   }
 
-  /// CurlTransport through APIClient, where it exists (Linux).
-  static func curlContenders(base: URL, endpoint: Endpoint<[Dog]>) -> [Contender] {
+  /// Where CurlTransport exists (Linux): through APIClient; alone, without decoding; and, given
+  /// its path, the C loop over libcurl's multi interface (the ceiling, without decoding).
+  static func curlContenders(url: URL, endpoint: Endpoint<[Dog]>, cLoop: String?) -> [Contender] {
     #if os(Linux)
-      let client = APIClient(baseURL: base, transport: CurlTransport())
-      return [Contender(name: "Errand APIClient + CurlTransport") { _ = try await client.send(endpoint) }]
+      let client = APIClient(baseURL: url.deletingLastPathComponent(), transport: CurlTransport())
+      let transport = CurlTransport()
+      var contenders = [
+        Contender(name: "Errand APIClient + CurlTransport") { _ = try await client.send(endpoint) },
+        Contender(name: "CurlTransport alone (no decode)") {
+          _ = try await transport.send(HTTPRequest(url: url))
+        },
+      ]
+      if let cLoop {
+        contenders.append(
+          Contender(name: "C libcurl multi loop (no decode)", fetch: {}) { concurrency, seconds in
+            await runCLoop(cLoop, url: url, concurrency: concurrency, seconds: seconds)
+          })
+      }
+      return contenders
     #else
       return []
     #endif
+  }
+
+  /// Run the C loop for `seconds` and read what it measured of itself.
+  static func runCLoop(_ path: String, url: URL, concurrency: Int, seconds: Double) async -> (
+    rate: Double, cpu: Double
+  ) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = [url.absoluteString, "\(concurrency)", "\(seconds)"]
+    let output = Pipe()
+    process.standardOutput = output
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      process.terminationHandler = { _ in done.resume() }
+      do {
+        try process.run()
+      } catch {
+        process.terminationHandler = nil
+        done.resume()
+      }
+    }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let fields = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    guard fields.count == 2 else { return (0, 0) }
+    return (fields[0], fields[1])
   }
 
   /// Completed requests per second for one contender, `concurrency` workers, for `seconds`, and
@@ -107,6 +148,9 @@ enum Throughput {
   static func measure(_ contender: Contender, concurrency: Int, seconds: Double) async -> (
     rate: Double, cpu: Double
   ) {
+    if let external = contender.external {
+      return await external(concurrency, seconds)
+    }
     let start = now()
     let cpuStart = cpuSeconds()
     let deadline = start + seconds
@@ -132,10 +176,10 @@ enum Throughput {
   }
 
   /// The samples of each contender (in `contenders(url:)` order) at each concurrency.
-  static func run(url: URL, concurrencies: [Int], rounds: Int, seconds: Double) async -> [Int:
-    [Samples]]
-  {
-    var contenders = contenders(url: url)
+  static func run(
+    url: URL, cLoop: String?, concurrencies: [Int], rounds: Int, seconds: Double
+  ) async -> [Int: [Samples]] {
+    var contenders = contenders(url: url, cLoop: cLoop)
     if let only = ProcessInfo.processInfo.environment["ERRAND_BENCHMARK_ONLY"] {
       // For profilers: one contender alone.
       contenders = contenders.filter { $0.name.contains(only) }

@@ -54,8 +54,9 @@ let seconds = Double(options["--seconds"] ?? "") ?? 2
 let rounds = Int(options["--rounds"] ?? "") ?? 5
 let concurrencies = [1, 8, 32, 128]
 
+let cLoop = options["--c-loop"]
 let throughput = await Throughput.run(
-  url: url, concurrencies: concurrencies, rounds: rounds, seconds: seconds)
+  url: url, cLoop: cLoop, concurrencies: concurrencies, rounds: rounds, seconds: seconds)
 if ProcessInfo.processInfo.environment["ERRAND_BENCHMARK_ONLY"] != nil {
   // Profiling one throughput contender: nothing else runs.
   exit(0)
@@ -86,7 +87,10 @@ var names = [
   "URLSessionTransport alone",
 ]
 #if os(Linux)
-  names.append("Errand APIClient + CurlTransport")
+  names += ["Errand APIClient + CurlTransport", "CurlTransport alone (no decode)"]
+  if cLoop != nil {
+    names.append("C libcurl multi loop (no decode)")
+  }
 #endif
 func range(_ values: [Double], decimals: Int = 0) -> String {
   "\(format(median(values), decimals: decimals)) (\(format(values.min() ?? 0, decimals: decimals))–\(format(values.max() ?? 0, decimals: decimals)))"
@@ -119,6 +123,30 @@ if names.count > 5 {
     let rates = zip(contenders[5].rates, contenders[2].rates).map { $0 / max($1, 1) }
     let cpu = zip(contenders[5].cpu, contenders[2].cpu).map { $0 / max($1, 1) }
     report += "| \(concurrency) | \(range(rates, decimals: 2)) | \(range(cpu, decimals: 2)) |\n"
+  }
+}
+if names.count > 7 {
+  report += """
+
+    ## CurlTransport against the C ceiling
+
+    Round by round, requests per second over those of a C program driving libcurl's multi
+    interface on the same URL, concurrency and connection limit (16 per host), without decoding
+    (`Benchmarks/c-loop/curl_multi_loop.c`): CurlTransport alone (no decoding either) and Errand
+    with CurlTransport (decoding `[Dog]`); and processor time per request (median, µs).
+
+    | Concurrency | C loop requests/s | CurlTransport alone / C | Errand + CurlTransport / C | CPU µs: C · alone · Errand |
+    | ---: | ---: | ---: | ---: | ---: |
+
+    """
+  for concurrency in concurrencies {
+    guard let contenders = throughput[concurrency], contenders.count == names.count else { continue }
+    let alone = zip(contenders[6].rates, contenders[7].rates).map { $0 / max($1, 1) }
+    let errand = zip(contenders[5].rates, contenders[7].rates).map { $0 / max($1, 1) }
+    let cpu = [7, 6, 5].map { format(median(contenders[$0].cpu)) }.joined(separator: " · ")
+    report +=
+      "| \(concurrency) | \(range(contenders[7].rates)) | \(range(alone, decimals: 2)) | "
+      + "\(range(errand, decimals: 2)) | \(cpu) |\n"
   }
 }
 report += """

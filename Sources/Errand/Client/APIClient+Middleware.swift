@@ -22,6 +22,7 @@ extension APIClient {
     }
     context.deadline = deadline
     context.clock = configuration.clock
+    context.cachePolicy = endpoint.cachePolicy
     let chain =
       endpoint.middleware.isEmpty
       ? configuration.middleware : configuration.middleware + endpoint.middleware

@@ -48,6 +48,9 @@ public struct Endpoint<Value>: Sendable {
   /// The longest response body to accept, in bytes, or `nil` for the client's
   /// ``APIClient/Configuration/maximumResponseSize``.
   public var maximumResponseSize: Int?
+  /// How a ``CachingMiddleware`` in the chain treats this endpoint's calls, or `nil` for the
+  /// middleware's own ``CachingMiddleware/policy``.
+  public var cachePolicy: CachePolicy?
   /// How to read the body of an unacceptable answer into the app's error model, or `nil` for the
   /// client's ``APIClient/Configuration/failureDecoding``; see ``failure(_:decoder:)``.
   public var failureDecoding: FailureDecoding?

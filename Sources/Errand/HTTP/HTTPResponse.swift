@@ -8,7 +8,8 @@ import Foundation
 /// ``collectingBody(upTo:)``.
 ///
 /// Equality and hashing compare status, headers, body and URL; ``request``, ``attempts``,
-/// ``retryPastDeadline``, ``bodyStream`` and ``decodedFailure`` are context and do not take part.
+/// ``retryPastDeadline``, ``bodyStream``, ``decodedFailure`` and ``cacheStatus`` are context and
+/// do not take part.
 public struct HTTPResponse: Sendable, Hashable {
   /// The status code, for example `200`.
   public var status: Int
@@ -32,6 +33,10 @@ public struct HTTPResponse: Sendable, Hashable {
   /// says how to read it (``FailureDecoding``) and it decodes; read it with
   /// ``APIError/decodedBody(as:)``.
   public internal(set) var decodedFailure: (any Sendable)?
+  /// Where the response came from when a ``CachingMiddleware`` handled the call: a fresh stored
+  /// response, the network, a stored response the server confirmed, or a stale one; `nil` when
+  /// no cache took part.
+  public internal(set) var cacheStatus: CacheStatus?
 
   /// Create a response.
   /// - Parameters:

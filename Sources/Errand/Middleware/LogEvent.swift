@@ -32,8 +32,12 @@ public struct LogEvent: Sendable {
   public var duration: Duration?
   /// What went wrong, for ``Kind/failed``, with secrets hidden.
   public var error: String?
+  /// Where the response came from, when a ``CachingMiddleware`` inside the logging one handled
+  /// the call.
+  public var cacheStatus: CacheStatus?
 
-  /// The event in one line, for example `← 200 GET https://x.example/dogs (512 bytes, 31 ms)`.
+  /// The event in one line, for example `← 200 GET https://x.example/dogs (512 bytes, 31 ms)`,
+  /// or `(512 bytes, 0 ms, cache hit)` when a cache answered.
   public var message: String {
     let request = "\(method) \(url)"
     switch kind {
@@ -41,7 +45,8 @@ public struct LogEvent: Sendable {
       return "→ \(request)" + (bytes.map { $0 > 0 ? " (\($0) bytes)" : "" } ?? "")
     case .responseReceived:
       let size = bytes.map { "\($0) bytes" } ?? "body streaming"
-      return "← \(status ?? 0) \(request) (\(size), \(Self.milliseconds(duration)))"
+      let cache = cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
+      return "← \(status ?? 0) \(request) (\(size), \(Self.milliseconds(duration))\(cache))"
     case .failed:
       return "✗ \(request) after \(Self.milliseconds(duration)): \(error ?? "failed")"
     }

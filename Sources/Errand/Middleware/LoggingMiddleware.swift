@@ -59,6 +59,7 @@ public struct LoggingMiddleware: Middleware {
       event.headers = redaction.redact(response.headers)
       event.bytes = response.bodyStream == nil ? response.body.count : nil
       event.duration = stopwatch.elapsed
+      event.cacheStatus = response.cacheStatus
       handler(event)
       return response
     } catch {

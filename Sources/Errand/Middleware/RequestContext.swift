@@ -23,6 +23,9 @@ public struct RequestContext: Sendable {
   /// it. Middleware that waits or measures uses it unless it was given a clock of its own, so a
   /// test that hands the client a `TestClock` does not also have to hand it to each middleware.
   public var clock: (any Clock<Duration>)?
+  /// The endpoint's ``Endpoint/cachePolicy``, which a ``CachingMiddleware`` follows instead of
+  /// its own; `nil` when the endpoint sets none.
+  public var cachePolicy: CachePolicy?
 
   /// How much of the call's timeout is left, on the client's clock: the timeout is a deadline
   /// for the whole call, retries and their waits included, so a middleware that waits (or starts

@@ -1,0 +1,58 @@
+import Foundation
+
+/// The `Cache-Control` directives a private cache acts on (RFC 9111 §5.2), read from every
+/// `Cache-Control` field of a request or response. Names compare without case; unknown directives
+/// are ignored.
+struct CacheControl: Sendable, Equatable {
+  var noStore = false
+  var noCache = false
+  var mustRevalidate = false
+  var immutable = false
+  var onlyIfCached = false
+  /// `max-age` in seconds; an invalid value counts as stale (`0`), as RFC 9111 §4.2.1 asks.
+  var maxAge: Int?
+
+  init(_ headers: HTTPHeaders) {
+    for field in headers.values(for: "Cache-Control") {
+      for directive in field.split(separator: ",") {
+        let parts = directive.split(separator: "=", maxSplits: 1)
+        let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
+        let value =
+          parts.count > 1
+          ? parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+            in: CharacterSet(charactersIn: "\"")) : nil
+        switch name {
+        case "no-store": noStore = true
+        case "no-cache": noCache = true
+        case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+        case "immutable": immutable = true
+        case "only-if-cached": onlyIfCached = true
+        case "max-age": maxAge = value.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+        default: break
+        }
+      }
+    }
+  }
+}
+
+/// HTTP dates as RFC 9110 §5.6.7 writes them (IMF-fixdate, and the two obsolete forms).
+enum HTTPDate {
+  private static let formats = [
+    "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+  ]
+
+  /// The date a field holds, or `nil` when it is not an HTTP date.
+  static func parse(_ text: String?) -> Date? {
+    guard let text else { return nil }
+    for format in formats {
+      let formatter = DateFormatter()
+      formatter.locale = Locale(identifier: "en_US_POSIX")
+      formatter.timeZone = TimeZone(identifier: "GMT")
+      formatter.dateFormat = format
+      if let date = formatter.date(from: text) {
+        return date
+      }
+    }
+    return nil
+  }
+}

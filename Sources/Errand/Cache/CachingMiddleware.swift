@@ -1,0 +1,140 @@
+import Foundation
+
+/// Answers from an ``HTTPCache`` where RFC 9111 allows it, and stores what the network answers.
+///
+/// ```swift
+/// let cache = HTTPCache()
+/// let client = APIClient(baseURL: base, transport: URLSessionTransport(),
+///                        configuration: .init(middleware: [CachingMiddleware(cache: cache)]))
+/// let first = try await client.response(for: Endpoint<[Dog]>(path: "dogs"))  // .miss: stored
+/// let again = try await client.response(for: Endpoint<[Dog]>(path: "dogs"))  // .hit while fresh
+/// ```
+///
+/// A stale response with a validator is revalidated (`If-None-Match`, `If-Modified-Since`); a
+/// `304 Not Modified` updates its headers and it comes back as a normal `200` whose
+/// ``HTTPResponse/cacheStatus`` is ``CacheStatus/revalidated``. A successful `POST`, `PUT`,
+/// `PATCH` or `DELETE` drops what is stored for its URL and for the same-origin `Location` and
+/// `Content-Location` it answers with. A request that carries its own `If-None-Match` or
+/// `If-Modified-Since` is passed through untouched. Streamed calls pass through too (their bodies
+/// are neither stored nor served from the cache).
+///
+/// Put it first in the chain to cache what retries and authentication finally got, or after
+/// ``BearerAuthenticationMiddleware`` to see the request as sent. The policy of a call is the
+/// endpoint's ``Endpoint/cachePolicy``, else this middleware's.
+public struct CachingMiddleware: Middleware {
+  /// Where responses are stored.
+  public let cache: HTTPCache
+  /// The policy of calls whose endpoint sets none.
+  public var policy: CachePolicy
+
+  /// Create the middleware.
+  /// - Parameters:
+  ///   - cache: Where responses are stored; share one between clients to share what they store.
+  ///   - policy: The policy of calls whose endpoint sets none; RFC 9111's rules by default.
+  public init(cache: HTTPCache, policy: CachePolicy = .useProtocolRules) {
+    self.cache = cache
+    self.policy = policy
+  }
+
+  /// Answer from the cache, revalidate, or send the request and store the answer, as the call's
+  /// policy and RFC 9111 say.
+  public func intercept(
+    _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+  ) async throws -> HTTPResponse {
+    let context = RequestContext.current
+    let clock = context?.clock ?? ContinuousClock()
+    guard request.method == "GET" else {
+      let response = try await next(request)
+      invalidate(after: request, answered: response)
+      return response
+    }
+    let control = CacheControl(request.headers)
+    var policy = context?.cachePolicy ?? self.policy
+    if control.onlyIfCached {
+      policy = .onlyIfCached
+    }
+    let passesThrough =
+      request.headers["If-None-Match"] != nil || request.headers["If-Modified-Since"] != nil
+    if passesThrough || policy == .reloadIgnoringCache || control.noStore {
+      return try await fetch(request, next: next, clock: clock, storing: !passesThrough)
+    }
+    let entry = cache.lookup(request)
+    if let entry, entry.isFresh, !control.noCache {
+      return Self.answer(entry, .hit)
+    }
+    switch policy {
+    case .returnCacheElseLoad, .onlyIfCached:
+      if let entry {
+        return Self.answer(entry, entry.isFresh ? .hit : .stale)
+      }
+      if policy == .onlyIfCached {
+        var offline = HTTPResponse(status: 504, url: request.url)
+        offline.cacheStatus = .miss
+        return offline
+      }
+    case .useProtocolRules, .reloadIgnoringCache:
+      break
+    }
+    guard let entry, let conditional = entry.conditional(request) else {
+      return try await fetch(request, next: next, clock: clock, storing: true)
+    }
+    let response = try await next(conditional)
+    guard response.status == 304, response.bodyStream == nil,
+      let updated = entry.revalidated(by: response, clock: clock)
+    else {
+      return store(response, for: request, clock: clock)
+    }
+    cache.insert(updated)
+    var answer = updated.response
+    answer.attempts = response.attempts
+    answer.cacheStatus = .revalidated
+    return answer
+  }
+
+  /// Send `request`; store the answer when allowed.
+  private func fetch(
+    _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse,
+    clock: any Clock<Duration>, storing: Bool
+  ) async throws -> HTTPResponse {
+    let response = try await next(request)
+    guard storing else { return response }
+    return store(response, for: request, clock: clock)
+  }
+
+  /// Store `response` if RFC 9111 allows it, and return it marked as a miss.
+  private func store(
+    _ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>
+  ) -> HTTPResponse {
+    if let entry = CacheEntry(response, for: request, clock: clock) {
+      cache.insert(entry)
+    } else if CacheControl(response.headers).noStore {
+      cache.invalidate(request.url)
+    }
+    var answer = response
+    answer.cacheStatus = .miss
+    return answer
+  }
+
+  private static func answer(_ entry: CacheEntry, _ status: CacheStatus) -> HTTPResponse {
+    var answer = entry.response
+    answer.cacheStatus = status
+    return answer
+  }
+
+  /// RFC 9111 §4.4: a successful unsafe request drops what is stored for its URL, and for the
+  /// `Location` and `Content-Location` it names on the same origin.
+  private func invalidate(after request: HTTPRequest, answered response: HTTPResponse) {
+    guard !["HEAD", "OPTIONS", "TRACE"].contains(request.method),
+      (200..<400).contains(response.status)
+    else { return }
+    cache.invalidate(request.url)
+    for name in ["Location", "Content-Location"] {
+      guard let value = response.headers[name],
+        let target = URL(string: value, relativeTo: request.url)?.absoluteURL,
+        target.scheme?.lowercased() == request.url.scheme?.lowercased(),
+        target.host?.lowercased() == request.url.host?.lowercased(), target.port == request.url.port
+      else { continue }
+      cache.invalidate(target)
+    }
+  }
+}

@@ -99,27 +99,11 @@ public struct RetryPolicy: Sendable {
     let wait: Duration
     if let seconds = Int(trimmed), seconds >= 0 {
       wait = .seconds(seconds)
-    } else if let date = Self.httpDate(trimmed) {
+    } else if let date = HTTPDate.parse(trimmed) {
       wait = .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
     } else {
       return nil
     }
     return wait < maxRetryAfter ? wait : maxRetryAfter
-  }
-
-  /// Parse the three date forms HTTP allows (RFC 9110, section 5.6.7).
-  static func httpDate(_ text: String) -> Date? {
-    for format in [
-      "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
-    ] {
-      let formatter = DateFormatter()
-      formatter.locale = Locale(identifier: "en_US_POSIX")
-      formatter.timeZone = TimeZone(identifier: "GMT")
-      formatter.dateFormat = format
-      if let date = formatter.date(from: text) {
-        return date
-      }
-    }
-    return nil
   }
 }

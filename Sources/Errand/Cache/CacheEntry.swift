@@ -29,6 +29,17 @@ struct CacheEntry: Sendable {
     return components?.string ?? url.absoluteString
   }
 
+  init(
+    response: HTTPResponse, varying: [String: String], initialAge: Duration, stored: Stopwatch,
+    lifetime: Duration?
+  ) {
+    self.response = response
+    self.varying = varying
+    self.initialAge = initialAge
+    self.stored = stored
+    self.lifetime = lifetime
+  }
+
   /// The entry for a response to `request`, received now; `nil` when RFC 9111 §3 says not to
   /// store it (or it could never be used without heuristics: no freshness and no validator).
   init?(_ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>) {

@@ -58,7 +58,7 @@ public struct CachingMiddleware: Middleware {
     if passesThrough || policy == .reloadIgnoringCache || control.noStore {
       return try await fetch(request, next: next, clock: clock, storing: !passesThrough)
     }
-    let entry = cache.lookup(request)
+    let entry = cache.lookup(request, clock: clock)
     if let entry, entry.isFresh, !control.noCache {
       return Self.answer(entry, .hit)
     }

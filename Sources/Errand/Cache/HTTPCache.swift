@@ -1,11 +1,12 @@
 import Foundation
 
-/// A private HTTP cache (RFC 9111) in memory: the responses a ``CachingMiddleware`` stores, within
-/// a byte budget, the least recently used dropped first. Share one between clients to share what
-/// they store; it is safe to use from any task.
+/// A private HTTP cache (RFC 9111): the responses a ``CachingMiddleware`` stores, in memory within
+/// a byte budget and, when given a folder, on disk within another, the least recently used
+/// dropped first. Share one between clients of the same user to share what they store; it is safe
+/// to use from any task.
 ///
 /// ```swift
-/// let cache = HTTPCache(memoryBudget: 20_000_000)
+/// let cache = HTTPCache(memoryBudget: 20_000_000, directory: cachesFolder.appendingPathComponent("api"))
 /// let client = APIClient(baseURL: base, transport: URLSessionTransport(),
 ///                        configuration: .init(middleware: [CachingMiddleware(cache: cache)]))
 /// ```
@@ -14,52 +15,88 @@ import Foundation
 /// without either is stored only when it has a validator (`ETag`, `Last-Modified`), and is then
 /// revalidated before each use (heuristic freshness is not used). Age is the response's `Age`
 /// plus the time it has been stored, on the client's clock, so a test's `TestClock` ages entries
-/// without waiting. Only `GET` answers are stored; `no-store` (request or response) and
-/// `Vary: *` are never stored; `Vary` keeps one entry per set of the named request headers.
-/// As a private cache it stores answers to requests with `Authorization` (RFC 9111 §3.5 limits
-/// shared caches only), in memory only.
+/// without waiting (a response read back from disk is first aged by the wall time it spent
+/// there). Only `GET` answers are stored; `no-store` (request or response) and `Vary: *` are never
+/// stored; `Vary` keeps one entry per set of the named request headers. As a private cache it
+/// stores answers to requests with `Authorization` (RFC 9111 §3.5 limits shared caches only) in
+/// memory; on disk only when `storesAuthenticatedResponsesOnDisk` says so.
+///
+/// On disk, nothing secret is written: files are named by hashes of the URL (which is not
+/// written), the headers a request's ``HTTPRequest/redaction`` hides (`Authorization`, `Cookie`,
+/// `Set-Cookie`, your API key headers) are left out, and a response that varies on one stays in
+/// memory. Files are written atomically behind a version marker; one that does not read back is a
+/// miss and is removed.
 public final class HTTPCache: Sendable {
-  /// The most bytes (bodies and headers) the cache keeps.
+  /// The most bytes (bodies and headers) the cache keeps in memory.
   public let memoryBudget: Int
+  /// The folder of the disk store, or `nil` for memory only.
+  public var directory: URL? { disk?.directory }
   private let store = Locked(CacheStore())
+  private let disk: DiskCacheStore?
 
-  /// Create an empty cache.
-  /// - Parameter memoryBudget: The most bytes to keep; 10 MB by default. A response larger than
-  ///   the whole budget is not stored.
-  public init(memoryBudget: Int = 10 * 1024 * 1024) {
+  /// Create a cache.
+  /// - Parameters:
+  ///   - memoryBudget: The most bytes to keep in memory; 10 MB by default. A response larger than
+  ///     the whole budget is not stored.
+  ///   - directory: A folder of its own for the disk store (created if missing; what is in it from
+  ///     another version of the store is removed), or `nil` (the default) for memory only.
+  ///   - diskBudget: The most bytes of files on disk; 50 MB by default.
+  ///   - storesAuthenticatedResponsesOnDisk: Whether answers to requests that carry credentials
+  ///     (a header the request's redaction hides) may be written to disk, without those headers;
+  ///     `false` by default.
+  public init(
+    memoryBudget: Int = 10 * 1024 * 1024, directory: URL? = nil, diskBudget: Int = 50 * 1024 * 1024,
+    storesAuthenticatedResponsesOnDisk: Bool = false
+  ) {
     self.memoryBudget = max(0, memoryBudget)
+    disk = directory.map {
+      DiskCacheStore(
+        directory: $0, budget: diskBudget,
+        storesAuthenticatedResponses: storesAuthenticatedResponsesOnDisk)
+    }
   }
 
-  /// How many responses are stored.
+  /// How many responses are stored in memory.
   public var count: Int {
     store.withLock { $0.entries.values.reduce(0) { $0 + $1.count } }
   }
 
-  /// How many bytes the stored responses take.
+  /// How many bytes the responses stored in memory take.
   public var storedBytes: Int {
     store.withLock { $0.bytes }
   }
 
-  /// Drop every stored response.
+  /// Drop every stored response, in memory and on disk.
   public func removeAll() {
     store.withLock { $0 = CacheStore() }
+    disk?.removeAll()
   }
 
-  /// The stored response that answers `request`, marked as used.
-  func lookup(_ request: HTTPRequest) -> CacheEntry? {
-    store.withLock { $0.lookup(request) }
+  /// The stored response that answers `request` (from memory, else from disk, then kept in
+  /// memory), marked as used.
+  func lookup(_ request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
+    if let entry = store.withLock({ $0.lookup(request) }) {
+      return entry
+    }
+    guard let entry = disk?.lookup(request, clock: clock) else { return nil }
+    if entry.cost <= memoryBudget {
+      store.withLock { $0.insert(entry, budget: memoryBudget) }
+    }
+    return entry
   }
 
-  /// Store `entry`, replacing the variant it matches, and drop the least recently used entries
-  /// until the budget holds.
+  /// Store `entry`, replacing the variant it matches, in memory and on disk.
   func insert(_ entry: CacheEntry) {
-    guard entry.cost <= memoryBudget else { return }
-    store.withLock { $0.insert(entry, budget: memoryBudget) }
+    if entry.cost <= memoryBudget {
+      store.withLock { $0.insert(entry, budget: memoryBudget) }
+    }
+    disk?.insert(entry, redaction: .default)
   }
 
   /// Drop every response stored for `url`.
   func invalidate(_ url: URL) {
     store.withLock { $0.remove(CacheEntry.key(for: url)) }
+    disk?.invalidate(url)
   }
 }
 

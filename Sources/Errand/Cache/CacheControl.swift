@@ -11,6 +11,9 @@ struct CacheControl: Sendable, Equatable {
   var onlyIfCached = false
   /// `max-age` in seconds; an invalid value counts as stale (`0`), as RFC 9111 §4.2.1 asks.
   var maxAge: Int?
+  /// `stale-if-error` in seconds: how long past its freshness a response may stand in for an
+  /// error (RFC 5861).
+  var staleIfError: Int?
 
   init(_ headers: HTTPHeaders) {
     for field in headers.values(for: "Cache-Control") {
@@ -27,10 +30,19 @@ struct CacheControl: Sendable, Equatable {
         case "must-revalidate", "proxy-revalidate": mustRevalidate = true
         case "immutable": immutable = true
         case "only-if-cached": onlyIfCached = true
-        case "max-age": maxAge = value.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+        case "max-age": maxAge = Self.deltaSeconds(value) ?? 0
+        case "stale-if-error": staleIfError = Self.deltaSeconds(value)
         default: break
         }
       }
     }
+  }
+
+  /// RFC 9111 §1.2.2 delta-seconds: digits only; a value too large for 31 bits counts as 2^31.
+  static func deltaSeconds(_ text: String?) -> Int? {
+    guard let text, !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }) else {
+      return nil
+    }
+    return min(Int(text.prefix(12)) ?? Int(Int32.max), Int(Int32.max) + 1)
   }
 }

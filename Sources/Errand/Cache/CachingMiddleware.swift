@@ -78,9 +78,20 @@ public struct CachingMiddleware: Middleware {
     guard let entry, let conditional = entry.conditional(request) else {
       return try await fetch(request, next: next, clock: clock, storing: true)
     }
-    let response = try await next(conditional)
+    let response: HTTPResponse
+    do {
+      response = try await next(conditional)
+    } catch {
+      // RFC 5861: a stored response may stand in for a failed revalidation.
+      guard entry.mayStandInForError else { throw error }
+      return Self.answer(entry, .stale)
+    }
+    if response.status >= 500, entry.mayStandInForError {
+      return Self.answer(entry, .stale)
+    }
     guard response.status == 304, response.bodyStream == nil,
-      let updated = entry.revalidated(by: response, clock: clock)
+      let updated = entry.revalidated(
+        by: response, clock: clock, heuristic: cache.heuristicFreshness)
     else {
       return store(response, for: request, clock: clock)
     }
@@ -105,7 +116,9 @@ public struct CachingMiddleware: Middleware {
   private func store(
     _ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>
   ) -> HTTPResponse {
-    if let entry = CacheEntry(response, for: request, clock: clock) {
+    if let entry = CacheEntry(
+      response, for: request, clock: clock, heuristic: cache.heuristicFreshness)
+    {
       cache.insert(entry)
     } else if CacheControl(response.headers).noStore {
       cache.invalidate(request.url)

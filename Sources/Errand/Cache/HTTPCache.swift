@@ -11,9 +11,10 @@ import Foundation
 ///                        configuration: .init(middleware: [CachingMiddleware(cache: cache)]))
 /// ```
 ///
-/// Freshness comes from `Cache-Control: max-age`, else `Expires` minus `Date`; a response
-/// without either is stored only when it has a validator (`ETag`, `Last-Modified`), and is then
-/// revalidated before each use (heuristic freshness is not used). Age is the response's `Age`
+/// Freshness comes from `Cache-Control: max-age`, else `Expires` minus `Date`, else, only when
+/// `heuristicFreshness` is set, that fraction of the time since `Last-Modified` (at most a day);
+/// a response with none of these is stored only when it has a validator (`ETag`,
+/// `Last-Modified`), and is then revalidated before each use. Age is the response's `Age`
 /// plus the time it has been stored, on the client's clock, so a test's `TestClock` ages entries
 /// without waiting (a response read back from disk is first aged by the wall time it spent
 /// there). Only `GET` answers are stored; `no-store` (request or response) and `Vary: *` are never
@@ -29,6 +30,9 @@ import Foundation
 public final class HTTPCache: Sendable {
   /// The most bytes (bodies and headers) the cache keeps in memory.
   public let memoryBudget: Int
+  /// The fraction of the time since `Last-Modified` a response without `max-age` or `Expires`
+  /// stays fresh (RFC 9111 §4.2.2; 0.1 is usual), or `nil` (the default) for none.
+  public let heuristicFreshness: Double?
   /// The folder of the disk store, or `nil` for memory only.
   public var directory: URL? { disk?.directory }
   private let store = Locked(CacheStore())
@@ -44,11 +48,14 @@ public final class HTTPCache: Sendable {
   ///   - storesAuthenticatedResponsesOnDisk: Whether answers to requests that carry credentials
   ///     (a header the request's redaction hides) may be written to disk, without those headers;
   ///     `false` by default.
+  ///   - heuristicFreshness: The fraction of the time since `Last-Modified` that a response
+  ///     without explicit freshness stays fresh, at most a day; `nil` (the default) for none.
   public init(
     memoryBudget: Int = 10 * 1024 * 1024, directory: URL? = nil, diskBudget: Int = 50 * 1024 * 1024,
-    storesAuthenticatedResponsesOnDisk: Bool = false
+    storesAuthenticatedResponsesOnDisk: Bool = false, heuristicFreshness: Double? = nil
   ) {
     self.memoryBudget = max(0, memoryBudget)
+    self.heuristicFreshness = heuristicFreshness.map { min(max($0, 0), 1) }
     disk = directory.map {
       DiskCacheStore(
         directory: $0, budget: diskBudget,

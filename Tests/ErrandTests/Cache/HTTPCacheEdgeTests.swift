@@ -1,0 +1,100 @@
+import Errand
+import ErrandTesting
+import Foundation
+import TestSupport
+import Testing
+
+/// The cache's edges: heuristic freshness when asked for, a stale response standing in for an
+/// error when the server allowed it, and servers that send odd or hostile values.
+@Suite(.timeLimit(.minutes(1))) struct HTTPCacheEdgeTests {
+  typealias Setup = HTTPCacheTests.Setup
+  static let body = HTTPCacheTests.body
+
+  /// With `heuristicFreshness: 0.1`, a response modified 10 days before its `Date` is fresh for
+  /// a day (the cap); without it, it is revalidated at once.
+  @Test(arguments: [nil, 0.1] as [Double?])
+  func heuristicFreshnessIsUsedOnlyWhenAsked(fraction: Double?) async throws {
+    let setup = Setup(cache: HTTPCache(heuristicFreshness: fraction))
+    let headers: HTTPHeaders = [
+      "Date": "Tue, 01 Dec 2026 10:00:00 GMT", "Last-Modified": "Sat, 21 Nov 2026 10:00:00 GMT",
+    ]
+    await setup.stub.on(.get, "/v1/dogs", .status(200, body: Self.body, headers: headers))
+    _ = try await setup.call()
+    await setup.clock.advance(by: .seconds(86_399))
+    let second = try await setup.call()
+    #expect(second.cacheStatus == (fraction == nil ? .miss : .hit))
+    await setup.clock.advance(by: .seconds(2))
+    #expect(try await setup.call().cacheStatus == .miss)
+  }
+
+  /// `stale-if-error` lets a stored response answer when revalidation fails (a `5xx` or no
+  /// answer), for as long as it says; `must-revalidate` forbids it.
+  @Test(arguments: [
+    ("a 503", "max-age=10, stale-if-error=60", true),
+    ("no answer", "max-age=10, stale-if-error=60", true),
+    ("a 503, past the window", "max-age=10, stale-if-error=5", false),
+    ("a 503, must-revalidate", "max-age=10, stale-if-error=60, must-revalidate", false),
+  ])
+  func aStaleResponseStandsInForAnErrorWhenAllowed(
+    _ failure: String, _ control: String, _ standsIn: Bool
+  ) async throws {
+    let setup = Setup()
+    let fails: StubResponse =
+      failure.hasPrefix("no answer") ? .error(URLError(.cannotConnectToHost)) : .status(503)
+    await setup.stub.on(
+      .get, "/v1/dogs",
+      .sequence([
+        .status(200, body: Self.body, headers: ["Cache-Control": control, "ETag": "\"1\""]), fails,
+      ]))
+    _ = try await setup.call()
+    await setup.clock.advance(by: .seconds(20))
+    if standsIn {
+      let stale = try await setup.call()
+      #expect(stale.cacheStatus == .stale)
+      #expect(stale.body == Self.body)
+    } else {
+      let error = await #expect(throws: APIError.self) { try await setup.call() }
+      #expect(error?.response?.status == 503)
+    }
+  }
+
+  /// Odd or hostile values never crash the cache and never keep a response longer than 2^31 s
+  /// (RFC 9111 §1.2.2), nor one that varies on too many headers.
+  @Test(arguments: [
+    (
+      "max-age beyond 64 bits", ["Cache-Control": "max-age=99999999999999999999"] as HTTPHeaders,
+      true
+    ),
+    ("negative Age", ["Cache-Control": "max-age=60", "Age": "-5"] as HTTPHeaders, true),
+    ("max-age that is not a number", ["Cache-Control": "max-age=soon"] as HTTPHeaders, false),
+    ("an Expires that is not a date", ["Expires": "0"] as HTTPHeaders, false),
+    (
+      "10,000 Vary fields",
+      HTTPHeaders(
+        [HTTPHeaders.Field(name: "Cache-Control", value: "max-age=60")]
+          + (0..<10_000).map { HTTPHeaders.Field(name: "Vary", value: "X-Header-\($0)") }),
+      false
+    ),
+  ])
+  func hostileValuesAreBounded(_ what: String, _ headers: HTTPHeaders, _ isHit: Bool) async throws {
+    let setup = Setup()
+    await setup.stub.on(.get, "/v1/dogs", .status(200, body: Self.body, headers: headers))
+    _ = try await setup.call()
+    #expect(try await setup.call().cacheStatus == (isHit ? .hit : .miss))
+    if what == "max-age beyond 64 bits" {
+      await setup.clock.advance(by: .seconds(Int(Int32.max) + 2))
+      #expect(try await setup.call().cacheStatus == .miss)
+    }
+  }
+
+  /// A body larger than the whole budget is answered and not stored.
+  @Test func aBodyLargerThanTheBudgetIsNotStored() async throws {
+    let setup = Setup(cache: HTTPCache(memoryBudget: 1_000))
+    await setup.stub.on(
+      .get, "/v1/dogs",
+      .status(200, body: Data(count: 5_000), headers: ["Cache-Control": "max-age=60"]))
+    #expect(try await setup.call().body.count == 5_000)
+    #expect(setup.cache.count == 0)
+    #expect(try await setup.call().cacheStatus == .miss)
+  }
+}

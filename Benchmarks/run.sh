@@ -62,6 +62,8 @@ http {
   server {
     listen 127.0.0.1:$port;
     location = /dogs.json { root $work; default_type application/json; }
+    location = /cached/dogs.json { alias $work/dogs.json; default_type application/json; add_header Cache-Control "max-age=3600"; }
+    location = /revalidated/dogs.json { alias $work/dogs.json; default_type application/json; add_header Cache-Control "no-cache"; }
     location = /events.txt { root $work; default_type text/event-stream; }
     location ~ \.bin$ { root $work; default_type application/octet-stream; }
     location ^~ /limited/ { alias $work/; default_type application/octet-stream; limit_rate 200m; }
@@ -110,6 +112,11 @@ if [ "${ERRAND_BENCHMARKS:-all}" = soak ]; then
 fi
 [ "${ERRAND_BENCHMARKS:-all}" = streaming ] || .build/release/errand-benchmarks --url "http://127.0.0.1:$port/dogs.json" --seconds "$seconds" --rounds "$rounds" \
   --server "$server" --output results.md "${c_loop[@]}"
+# The HTTP cache against the network (nginx only: the Python server sends no caching headers).
+case "$server" in nginx*)
+  [ "${ERRAND_BENCHMARKS:-all}" = streaming ] || .build/release/errand-benchmarks --cache memory-and-loopback --url "http://127.0.0.1:$port/" \
+    --rounds "$rounds" | tee -a results.md ;;
+esac
 [ "${ERRAND_BENCHMARKS:-all}" != throughput ] || exit 0
 
 # Streaming, one process per measurement so each peak resident size is its own, scenarios

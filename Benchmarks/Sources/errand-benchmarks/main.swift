@@ -13,6 +13,12 @@ if let scenario = options["--streaming"] {
   try await Streaming.run(scenario, url: url, path: options["--path"] ?? "")
   exit(0)
 }
+if options["--cache"] != nil {
+  guard let address = options["--url"], let url = URL(string: address) else { exit(2) }
+  let rounds = Int(options["--rounds"] ?? "") ?? 5
+  print(try await CacheBenchmark.run(base: url, rounds: rounds, iterations: 500))
+  exit(0)
+}
 if let count = options["--soak"] {
   guard let address = options["--url"], let url = URL(string: address) else { exit(2) }
   await Soak.run(url: url, requests: Int(count) ?? 1_000_000, concurrency: 64)

@@ -15,8 +15,10 @@ import Foundation
 /// ``HTTPResponse/cacheStatus`` is ``CacheStatus/revalidated``. A successful `POST`, `PUT`,
 /// `PATCH` or `DELETE` drops what is stored for its URL and for the same-origin `Location` and
 /// `Content-Location` it answers with. A request that carries its own `If-None-Match` or
-/// `If-Modified-Since` is passed through untouched. Streamed calls pass through too (their bodies
-/// are neither stored nor served from the cache).
+/// `If-Modified-Since` is passed through untouched. A streamed call (``APIClient/stream(_:)`` and
+/// the calls built on it) is answered from the cache like any other, its stored body arriving as
+/// one chunk; what it reads from the network is stored once read to the end within the memory
+/// budget.
 ///
 /// Put it first in the chain to cache what retries and authentication finally got, or after
 /// ``BearerAuthenticationMiddleware`` to see the request as sent. The policy of a call is the
@@ -89,12 +91,13 @@ public struct CachingMiddleware: Middleware {
     if response.status >= 500, entry.mayStandInForError {
       return Self.answer(entry, .stale)
     }
-    guard response.status == 304, response.bodyStream == nil,
+    guard response.status == 304,
       let updated = entry.revalidated(
         by: response, clock: clock, heuristic: cache.heuristicFreshness)
     else {
       return store(response, for: request, clock: clock)
     }
+    response.bodyStream?.cancel()  // a streamed call's 304 has an empty body to let go of
     cache.insert(updated)
     var answer = updated.response
     answer.attempts = response.attempts
@@ -116,6 +119,11 @@ public struct CachingMiddleware: Middleware {
   private func store(
     _ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>
   ) -> HTTPResponse {
+    if response.bodyStream != nil {
+      var answer = recording(response, for: request, clock: clock)
+      answer.cacheStatus = .miss
+      return answer
+    }
     if let entry = CacheEntry(
       response, for: request, clock: clock, heuristic: cache.heuristicFreshness)
     {

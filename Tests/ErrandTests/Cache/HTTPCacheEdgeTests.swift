@@ -98,3 +98,67 @@ import Testing
     #expect(try await setup.call().cacheStatus == .miss)
   }
 }
+
+/// Streamed calls: a stored answer streams as one chunk; a streamed answer is stored once read to
+/// the end, not when it is left early.
+@Suite(.timeLimit(.minutes(1))) struct HTTPCacheStreamingTests {
+  typealias Setup = HTTPCacheTests.Setup
+  static let chunks = ["[\"Rex\",", "\"Fido\"]"].map { Data($0.utf8) }
+
+  /// The second chunk comes a second later on the clock: a reader that leaves before it cancels
+  /// the transfer, and nothing is stored.
+  @Test(arguments: [true, false])
+  func aStreamedAnswerIsStoredOnlyWhenReadToTheEnd(readsToTheEnd: Bool) async throws {
+    let setup = Setup()
+    await setup.stub.on(
+      .get, "/v1/dogs",
+      .chunks(Self.chunks, interval: .seconds(1), headers: ["Cache-Control": "max-age=60"]))
+    let stream = try await setup.client.stream(HTTPCacheTests.endpoint)
+    #expect(stream.response.cacheStatus == .miss)
+    var iterator = stream.makeAsyncIterator()
+    #expect(try await iterator.next() == Self.chunks[0])
+    if readsToTheEnd {
+      await setup.clock.advance(by: .seconds(1))
+      #expect(try await iterator.next() == Self.chunks[1])
+      #expect(try await iterator.next() == nil)
+      let again = try await setup.call()
+      #expect(again.cacheStatus == .hit)
+      #expect(again.body == Self.chunks[0] + Self.chunks[1])
+      #expect(await setup.sent == 1)
+    } else {
+      stream.cancel()
+      await setup.clock.advance(by: .seconds(1))  // the second chunk finds the transfer stopped
+      #expect(setup.cache.count == 0)
+    }
+  }
+
+  @Test func aStoredAnswerStreams() async throws {
+    let setup = Setup()
+    await setup.stub.on(
+      .get, "/v1/dogs",
+      .status(200, body: HTTPCacheTests.body, headers: ["Cache-Control": "max-age=60"]))
+    _ = try await setup.call()
+    let stream = try await setup.client.stream(HTTPCacheTests.endpoint)
+    #expect(stream.response.cacheStatus == .hit)
+    #expect(try await stream.collect() == HTTPCacheTests.body)
+    #expect(await setup.sent == 1)
+  }
+
+  /// A streamed call's revalidation: the `304` head (with its empty body stream) refreshes the
+  /// entry, and the stored body streams.
+  @Test func aStreamedCallIsRevalidatedByA304() async throws {
+    let setup = Setup()
+    await setup.stub.on(
+      .get, "/v1/dogs",
+      .sequence([
+        .status(
+          200, body: HTTPCacheTests.body, headers: ["Cache-Control": "no-cache", "ETag": "\"1\""]),
+        .status(304, headers: ["ETag": "\"1\""]),
+      ]))
+    _ = try await setup.call()
+    let stream = try await setup.client.stream(HTTPCacheTests.endpoint)
+    #expect(stream.response.cacheStatus == .revalidated)
+    #expect(stream.response.status == 200)
+    #expect(try await stream.collect() == HTTPCacheTests.body)
+  }
+}

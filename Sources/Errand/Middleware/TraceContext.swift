@@ -1,0 +1,112 @@
+/// A W3C Trace Context (`traceparent` and `tracestate`, https://www.w3.org/TR/trace-context/):
+/// which trace a request belongs to and which span sent it.
+///
+/// ```swift
+/// let incoming = TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+/// try await TraceContext.$current.withValue(incoming) {
+///   try await client.send(endpoint)   // TraceContextMiddleware propagates it
+/// }
+/// ```
+public struct TraceContext: Sendable, Hashable {
+  /// The trace, 32 lowercase hexadecimal digits, not all zero.
+  public let traceID: String
+  /// The span the request is sent from, 16 lowercase hexadecimal digits, not all zero.
+  public let parentID: String
+  /// Whether the caller records the trace (the `sampled` flag).
+  public let isSampled: Bool
+  /// Vendor data (`tracestate`), passed on as it is; `nil` for none.
+  public let state: String?
+
+  /// The context of the task that runs now, for ``TraceContextMiddleware`` to propagate; set it
+  /// with `TraceContext.$current.withValue(_:operation:)`. Deliberately a task-local: the trace a
+  /// piece of work belongs to is meant to reach every task it starts.
+  @TaskLocal public static var current: TraceContext?
+
+  /// A context read from the headers of an incoming request, or `nil` when `traceparent` is not
+  /// a valid version-00 value (as the specification says to ignore it then).
+  /// - Parameters:
+  ///   - traceparent: The `traceparent` value.
+  ///   - tracestate: The `tracestate` value, if any.
+  public init?(traceparent: String, tracestate: String? = nil) {
+    let parts = traceparent.trimmingSpaces.split(separator: "-", omittingEmptySubsequences: false)
+    guard parts.count == 4, parts[0] == "00", Self.isID(parts[1], length: 32),
+      Self.isID(parts[2], length: 16), parts[3].count == 2, Self.isHex(parts[3]),
+      let flags = UInt8(parts[3], radix: 16)
+    else { return nil }
+    traceID = String(parts[1])
+    parentID = String(parts[2])
+    isSampled = flags & 1 == 1
+    state = tracestate.map(\.trimmingSpaces).flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  /// A context with the given parts, or `nil` when an identifier is not valid.
+  /// - Parameters:
+  ///   - traceID: 32 lowercase hexadecimal digits, not all zero.
+  ///   - parentID: 16 lowercase hexadecimal digits, not all zero.
+  ///   - isSampled: Whether the trace is recorded.
+  ///   - state: Vendor data (`tracestate`), if any.
+  public init?(traceID: String, parentID: String, isSampled: Bool = true, state: String? = nil) {
+    let flags = isSampled ? "01" : "00"
+    self.init(traceparent: "00-\(traceID)-\(parentID)-\(flags)", tracestate: state)
+  }
+
+  /// A new trace, with random identifiers.
+  /// - Parameter isSampled: Whether the trace is recorded.
+  /// - Returns: The context.
+  public static func newTrace(isSampled: Bool = true) -> TraceContext {
+    TraceContext(
+      uncheckedTraceID: randomID(bytes: 16), parentID: randomID(bytes: 8), isSampled: isSampled,
+      state: nil)
+  }
+
+  /// The same trace sent from a new span (a new random parent identifier).
+  /// - Returns: The context for one outgoing request.
+  public func childSpan() -> TraceContext {
+    TraceContext(
+      uncheckedTraceID: traceID, parentID: Self.randomID(bytes: 8), isSampled: isSampled,
+      state: state)
+  }
+
+  /// The `traceparent` value: `00-<trace>-<parent>-<flags>`.
+  public var traceparent: String {
+    "00-\(traceID)-\(parentID)-\(isSampled ? "01" : "00")"
+  }
+
+  private init(uncheckedTraceID: String, parentID: String, isSampled: Bool, state: String?) {
+    self.traceID = uncheckedTraceID
+    self.parentID = parentID
+    self.isSampled = isSampled
+    self.state = state
+  }
+
+  private static func isHex(_ text: Substring) -> Bool {
+    text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+  }
+
+  private static func isID(_ text: Substring, length: Int) -> Bool {
+    text.utf8.count == length && isHex(text) && text.contains { $0 != "0" }
+  }
+
+  /// `bytes` random bytes as lowercase hex, never all zero.
+  private static func randomID(bytes: Int) -> String {
+    var generator = SystemRandomNumberGenerator()
+    while true {
+      let values = (0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      guard values.contains(where: { $0 != 0 }) else { continue }
+      return values.map { byte in
+        let hex = String(byte, radix: 16)
+        return hex.count == 1 ? "0" + hex : hex
+      }.joined()
+    }
+  }
+}
+
+extension StringProtocol {
+  /// The text without spaces and tabs at either end.
+  fileprivate var trimmingSpaces: String {
+    var slice = self[...]
+    while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
+    while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
+    return String(slice)
+  }
+}

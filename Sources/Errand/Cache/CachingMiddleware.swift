@@ -84,8 +84,10 @@ public struct CachingMiddleware: Middleware {
     do {
       response = try await next(conditional)
     } catch {
-      // RFC 5861: a stored response may stand in for a failed revalidation.
-      guard entry.mayStandInForError else { throw error }
+      // RFC 5861: a stored response may stand in for a failed revalidation, not for a call
+      // its caller cancelled.
+      let cancelled = error is CancellationError || (error as? APIError)?.kind == .cancelled
+      guard entry.mayStandInForError, !cancelled else { throw error }
       return Self.answer(entry, .stale)
     }
     if response.status >= 500, entry.mayStandInForError {

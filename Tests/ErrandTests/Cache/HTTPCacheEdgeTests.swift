@@ -34,13 +34,18 @@ import Testing
     ("no answer", "max-age=10, stale-if-error=60", true),
     ("a 503, past the window", "max-age=10, stale-if-error=5", false),
     ("a 503, must-revalidate", "max-age=10, stale-if-error=60, must-revalidate", false),
+    ("a cancellation", "max-age=10, stale-if-error=60", false),
   ])
   func aStaleResponseStandsInForAnErrorWhenAllowed(
     _ failure: String, _ control: String, _ standsIn: Bool
   ) async throws {
     let setup = Setup()
     let fails: StubResponse =
-      failure.hasPrefix("no answer") ? .error(URLError(.cannotConnectToHost)) : .status(503)
+      switch failure {
+      case "no answer": .error(URLError(.cannotConnectToHost))
+      case "a cancellation": .error(CancellationError())
+      default: .status(503)
+      }
     await setup.stub.on(
       .get, "/v1/dogs",
       .sequence([
@@ -52,6 +57,9 @@ import Testing
       let stale = try await setup.call()
       #expect(stale.cacheStatus == .stale)
       #expect(stale.body == Self.body)
+    } else if failure == "a cancellation" {
+      let error = await #expect(throws: APIError.self) { try await setup.call() }
+      #expect(error?.kind == .cancelled)
     } else {
       let error = await #expect(throws: APIError.self) { try await setup.call() }
       #expect(error?.response?.status == 503)

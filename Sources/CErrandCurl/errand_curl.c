@@ -30,6 +30,7 @@ static struct {
   void (*easy_reset)(CURL *);
   CURLcode (*easy_setopt)(CURL *, int, ...);
   CURLcode (*easy_pause)(CURL *, int);
+  CURLcode (*easy_getinfo)(CURL *, int, ...);
   const char *(*easy_strerror)(CURLcode);
   struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
   void (*slist_free_all)(struct curl_slist *);
@@ -67,6 +68,7 @@ static void load(void) {
   FIND(easy_reset, "curl_easy_reset")
   FIND(easy_setopt, "curl_easy_setopt")
   FIND(easy_pause, "curl_easy_pause")
+  FIND(easy_getinfo, "curl_easy_getinfo")
   FIND(easy_strerror, "curl_easy_strerror")
   FIND(slist_append, "curl_slist_append")
   FIND(slist_free_all, "curl_slist_free_all")
@@ -112,6 +114,15 @@ int errand_curl_easy_setopt_progress_callback(
   return curl.easy_setopt(easy, option, callback);
 }
 int errand_curl_easy_pause(void *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
+int errand_curl_easy_getinfo_long(void *easy, int info, long *value) {
+  return curl.easy_getinfo(easy, info, value);
+}
+int errand_curl_easy_getinfo_offset(void *easy, int info, int64_t *value) {
+  return curl.easy_getinfo(easy, info, value);
+}
+int errand_curl_easy_getinfo_string(void *easy, int info, const char **value) {
+  return curl.easy_getinfo(easy, info, value);
+}
 const char *errand_curl_easy_strerror(int code) { return curl.easy_strerror(code); }
 
 void *errand_curl_slist_append(void *list, const char *string) {

@@ -28,6 +28,10 @@
     var uploadFile: UnsafeMutablePointer<FILE>?
     /// Whether `cleanUp()` has run: it frees what the handle points at, so it runs once.
     private var cleanedUp = false
+    /// When the transfer was set up, for its metrics.
+    let startedAt = Date()
+    /// Whether libcurl has said the transfer ended (loop thread).
+    private(set) var isComplete = false
 
     // Loop thread.
     private var status = 0
@@ -191,7 +195,8 @@
         self.stop(self)
       }
       self.writer = writer
-      let head = HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)
+      var head = HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)
+      head.metrics = metrics()
       if streams {
         waiting.resume(with: .success(head))
       } else {
@@ -212,13 +217,6 @@
         pendingHead = nil
         waiting.resume(with: .success(head))
       }
-    }
-
-    /// libcurl's count of request body bytes sent (the observer drops counts it has seen).
-    func sent(_ count: Int64, of total: Int64) {
-      uploadProgress?(
-        TransferProgress(
-          completedBytes: Int(count), expectedBytes: total > 0 ? Int(total) : uploadSize))
     }
 
     /// A piece of the body.
@@ -262,6 +260,8 @@
 
     /// The transfer ended with libcurl's `code`.
     func complete(code: Int32) {
+      isComplete = true
+      pendingHead?.metrics = metrics()
       var error = failure
       if error == nil, code != 0 {
         let message = String(cString: errorBuffer)

@@ -31,6 +31,11 @@ typedef int (*errand_curl_progress_callback)(
 int errand_curl_easy_setopt_progress_callback(
     void *_Nonnull easy, int option, errand_curl_progress_callback _Nullable callback);
 int errand_curl_easy_pause(void *_Nonnull easy, int bitmask);
+/// curl_easy_getinfo for a `long`, a `curl_off_t` and a string result; 0 when it answered.
+int errand_curl_easy_getinfo_long(void *_Nonnull easy, int info, long *_Nonnull value);
+int errand_curl_easy_getinfo_offset(void *_Nonnull easy, int info, int64_t *_Nonnull value);
+int errand_curl_easy_getinfo_string(
+    void *_Nonnull easy, int info, const char *_Nullable *_Nonnull value);
 const char *_Nonnull errand_curl_easy_strerror(int code);
 
 void *_Nullable errand_curl_slist_append(void *_Nullable list, const char *_Nonnull string);

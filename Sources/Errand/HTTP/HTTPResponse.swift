@@ -8,8 +8,8 @@ import Foundation
 /// ``collectingBody(upTo:)``.
 ///
 /// Equality and hashing compare status, headers, body and URL; ``request``, ``attempts``,
-/// ``retryPastDeadline``, ``bodyStream``, ``decodedFailure`` and ``cacheStatus`` are context and
-/// do not take part.
+/// ``retryPastDeadline``, ``bodyStream``, ``decodedFailure``, ``cacheStatus`` and ``metrics`` are
+/// context and do not take part.
 public struct HTTPResponse: Sendable, Hashable {
   /// The status code, for example `200`.
   public var status: Int
@@ -37,6 +37,9 @@ public struct HTTPResponse: Sendable, Hashable {
   /// response, the network, a stored response the server confirmed, or a stale one; `nil` when
   /// no cache took part.
   public internal(set) var cacheStatus: CacheStatus?
+  /// How the transfer went (phases, sizes, connection), where the transport reports it
+  /// (`CurlTransport` does); `nil` otherwise.
+  public var metrics: TransferMetrics?
 
   /// Create a response.
   /// - Parameters:

@@ -12,7 +12,11 @@
   /// changing that environment would reroute the suites running beside this one, so each case
   /// runs ``probe()`` in a child test process with its own environment, and checks what the proxy
   /// (a loopback server) received.
-  @Suite(.timeLimit(.minutes(2))) struct ProxyEnvironmentTests {
+  ///
+  /// Its cases run one at a time: Foundation's `Process.run()` crashed once (a bad read inside it)
+  /// while two cases launched children at the same moment beside the whole suite, and one child
+  /// at a time costs a few seconds at most.
+  @Suite(.timeLimit(.minutes(2)), .serialized) struct ProxyEnvironmentTests {
     struct Case: Sendable, CustomTestStringConvertible {
       var testDescription: String
       /// The variable that names the loopback proxy.
@@ -111,6 +115,12 @@
       TransportKind(rawValue: $0)
     }
 
+    /// This test binary, by its real path: `Process` is handed a plain file, not the
+    /// `/proc/self/exe` link.
+    static let executable =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+      ?? "/proc/self/exe"
+
     /// Run the probe with `environment`; its exit status and everything it printed.
     static func runChild(environment: [String: String]) async throws -> (Int32, String) {
       let output = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -120,7 +130,7 @@
       let handle = try FileHandle(forWritingTo: output)
       defer { try? handle.close() }
       let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+      process.executableURL = URL(fileURLWithPath: executable)
       process.arguments = [
         "--testing-library", "swift-testing", "--filter", "ProxyEnvironmentTests/probe",
       ]

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A W3C Trace Context (`traceparent` and `tracestate`, https://www.w3.org/TR/trace-context/):
 /// which trace a request belongs to and which span sent it.
 ///
@@ -28,7 +30,8 @@ public struct TraceContext: Sendable, Hashable {
   ///   - traceparent: The `traceparent` value.
   ///   - tracestate: The `tracestate` value, if any.
   public init?(traceparent: String, tracestate: String? = nil) {
-    let parts = traceparent.trimmingSpaces.split(separator: "-", omittingEmptySubsequences: false)
+    let parts = traceparent.trimmingCharacters(in: .whitespaces).split(
+      separator: "-", omittingEmptySubsequences: false)
     guard parts.count == 4, parts[0] == "00", Self.isID(parts[1], length: 32),
       Self.isID(parts[2], length: 16), parts[3].count == 2, Self.isHex(parts[3]),
       let flags = UInt8(parts[3], radix: 16)
@@ -36,7 +39,9 @@ public struct TraceContext: Sendable, Hashable {
     traceID = String(parts[1])
     parentID = String(parts[2])
     isSampled = flags & 1 == 1
-    state = tracestate.map(\.trimmingSpaces).flatMap { $0.isEmpty ? nil : $0 }
+    state = tracestate.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap {
+      $0.isEmpty ? nil : $0
+    }
   }
 
   /// A context with the given parts, or `nil` when an identifier is not valid.
@@ -98,15 +103,5 @@ public struct TraceContext: Sendable, Hashable {
         return hex.count == 1 ? "0" + hex : hex
       }.joined()
     }
-  }
-}
-
-extension StringProtocol {
-  /// The text without spaces and tabs at either end.
-  fileprivate var trimmingSpaces: String {
-    var slice = self[...]
-    while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
-    while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
-    return String(slice)
   }
 }

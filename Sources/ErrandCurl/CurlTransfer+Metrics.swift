@@ -12,12 +12,24 @@
     }
 
     /// What libcurl knows of this transfer so far. Loop thread.
+    ///
+    /// libcurl reports when each phase ended; they follow one another, so each starts where the
+    /// one before it ended (name lookup where the transfer left libcurl's queue, from libcurl
+    /// 8.6, else at the start). A reused connection had no lookup, connect or handshake.
     func metrics() -> TransferMetrics {
       var metrics = TransferMetrics()
       metrics.start = startedAt
-      metrics.domainLookupEnd = time(CurlInfo.nameLookupTime)
-      metrics.connectEnd = time(CurlInfo.connectTime)
-      metrics.secureConnectionEnd = time(CurlInfo.appConnectTime)
+      metrics.reusedConnection = long(CurlInfo.numConnects).map { $0 == 0 }
+      if metrics.reusedConnection != true {
+        metrics.domainLookupStart = time(CurlInfo.queueTime) ?? .zero
+        metrics.domainLookupEnd = time(CurlInfo.nameLookupTime)
+        metrics.connectStart = metrics.domainLookupEnd
+        metrics.connectEnd = time(CurlInfo.connectTime)
+        metrics.secureConnectionEnd = time(CurlInfo.appConnectTime)
+        if metrics.secureConnectionEnd != nil {
+          metrics.secureConnectionStart = metrics.connectEnd
+        }
+      }
       metrics.requestStart = time(CurlInfo.preTransferTime)
       metrics.responseStart = time(CurlInfo.startTransferTime)
       metrics.responseEnd = isComplete ? time(CurlInfo.totalTime) : nil
@@ -25,7 +37,6 @@
       metrics.requestBodyBytes = offset(CurlInfo.sizeUpload)
       metrics.responseHeaderBytes = long(CurlInfo.headerSize)
       metrics.responseBodyBytes = offset(CurlInfo.sizeDownload)
-      metrics.reusedConnection = long(CurlInfo.numConnects).map { $0 == 0 }
       metrics.protocolName = long(CurlInfo.httpVersion).flatMap { CurlInfo.versions[$0] }
       metrics.remoteAddress = string(CurlInfo.primaryIP)
       metrics.remotePort = long(CurlInfo.primaryPort).flatMap { $0 > 0 ? $0 : nil }
@@ -75,7 +86,9 @@
     static let preTransferTime: Int32 = 0x60_0000 + 53
     static let startTransferTime: Int32 = 0x60_0000 + 54
     static let appConnectTime: Int32 = 0x60_0000 + 56
-    /// `CURL_HTTP_VERSION_*` as libcurl reports the version spoken.
-    static let versions: [Int: String] = [1: "HTTP/1.0", 2: "HTTP/1.1", 3: "HTTP/2", 30: "HTTP/3"]
+    /// `CURLINFO_QUEUE_TIME_T`, from libcurl 8.6; older ones answer that it is unknown.
+    static let queueTime: Int32 = 0x60_0000 + 65
+    /// `CURL_HTTP_VERSION_*` as libcurl reports the version spoken, by ALPN name.
+    static let versions: [Int: String] = [1: "http/1.0", 2: "http/1.1", 3: "h2", 30: "h3"]
   }
 #endif

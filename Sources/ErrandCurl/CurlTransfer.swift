@@ -286,7 +286,10 @@
         handOverHead()
         return
       }
-      waiting.resume(with: .success(HTTPResponse(status: status, headers: fields, url: url)))
+      // A redirect, its body dropped.
+      var redirect = HTTPResponse(status: status, headers: fields, url: url)
+      redirect.metrics = metrics()
+      waiting.resume(with: .success(redirect))
     }
 
     /// Removed before it ended (cancelled, timed out, or its reader left).

@@ -105,14 +105,19 @@
       let engine = try engine.get()
       let uploadProgress = progress.map(Self.forwardOnly)
       var current = request
+      var hops: [TransferMetrics] = []
       for _ in 0...Self.maximumRedirects {
-        let response = try await perform(
+        var response = try await perform(
           current, streams: streams, deadline: deadline, uploadProgress: uploadProgress,
           on: engine)
+        response.metrics?.redirects = hops
         guard RedirectPolicy.followedStatuses.contains(response.status),
           let location = response.headers["Location"]
         else { return response }
         current = try redirect(current, to: location, status: response.status)
+        var hop = response.metrics ?? TransferMetrics()
+        hop.redirects = []
+        hops.append(hop)
       }
       throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: current.url])
     }

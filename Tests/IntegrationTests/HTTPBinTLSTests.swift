@@ -54,6 +54,26 @@
       #expect(Set(answers.map(\.port)).count == 1)
     }
 
+    /// The handshake is a phase of the first request only: the second goes over the same
+    /// connection, with no lookup, connect or handshake.
+    @Test func theTLSPhaseIsReportedOnceAndNotOnAReusedConnection() async throws {
+      let client = APIClient(
+        baseURL: try #require(HTTPBinTLS.url), transport: HTTPBinTLS.transport())
+      let endpoint = Endpoint<Data>(path: "get")
+      let first = try #require(try await client.response(for: endpoint).response.metrics)
+      let second = try #require(try await client.response(for: endpoint).response.metrics)
+      let handshake = try #require(first.secureConnectionStart)
+      let secured = try #require(first.secureConnectionEnd)
+      #expect(try #require(first.connectStart) <= handshake)
+      #expect(handshake < secured)
+      #expect(secured <= (first.requestStart ?? .zero))
+      #expect(first.protocolName == "h2" && second.protocolName == "h2")
+      #expect(first.reusedConnection == false && second.reusedConnection == true)
+      #expect(second.secureConnectionEnd == nil && second.connectEnd == nil)
+      #expect(first.summary.contains(" · tls "))
+      #expect(!second.summary.contains("tls") && second.summary.hasSuffix(" · h2 · reused"))
+    }
+
     /// The run's authority is in no system store: both transports refuse the server, with the
     /// same error.
     @Test(arguments: TransportKind.allCases)

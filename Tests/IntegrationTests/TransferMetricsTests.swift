@@ -6,40 +6,86 @@
   import TestSupport
   import Testing
 
-  /// CurlTransport's metrics over a real socket: phases in order, sizes as sent, the connection.
+  /// Each transport's metrics over a real socket: phases in order, sizes as sent, the connection
+  /// where the transport knows it, redirects hop by hop.
   @Suite(.timeLimit(.minutes(1))) struct TransferMetricsTests {
-    @Test func curlTransportReportsPhasesSizesAndTheConnection() async throws {
+    /// The phase marks that are known, in the order the phases happen.
+    static func marks(_ metrics: TransferMetrics) -> [Duration] {
+      [
+        metrics.domainLookupStart, metrics.domainLookupEnd, metrics.connectStart,
+        metrics.connectEnd, metrics.requestStart, metrics.responseStart, metrics.responseEnd,
+      ].compactMap { $0 }
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func phasesAreInOrderAndSizesAreAsSent(_ kind: TransportKind) async throws {
       let body = Data(repeating: 7, count: 12_345)
+      let upload = Data(repeating: 1, count: 1_000)
       let server = try LoopbackServer { _ in
         ScriptedResponse(headers: [("Connection", "keep-alive")], body: body)
       }
       defer { server.stop() }
-      let client = APIClient(baseURL: server.baseURL, transport: CurlTransport())
-      let endpoint = Endpoint<Data>(path: "bytes", decoding: .data)
+      let client = kind.client(server.baseURL)
+      let endpoint = Endpoint<Data>(method: .post, path: "bytes", body: .data(upload))
       let first = try #require(try await client.response(for: endpoint).response.metrics)
       let second = try #require(try await client.response(for: endpoint).response.metrics)
-      #expect(first.protocolName == "HTTP/1.1")
-      #expect(first.remoteAddress == "127.0.0.1")
-      #expect(first.remotePort == Int(server.port))
-      #expect(first.responseBodyBytes == body.count)
-      #expect((first.responseHeaderBytes ?? 0) > 0 && (first.requestHeaderBytes ?? 0) > 0)
-      #expect(first.reusedConnection == false)
-      #expect(second.reusedConnection == true)
-      #expect(first.secureConnectionEnd == nil)  // no TLS
-      let phases = [first.connectEnd, first.requestStart, first.responseStart, first.responseEnd]
-      let known = phases.compactMap { $0 }
-      #expect(known.count == 4)
-      #expect(known == known.sorted())
-      #expect(abs(first.start?.timeIntervalSinceNow ?? -100) < 60)
+      for metrics in [first, second] {
+        #expect(metrics.responseBodyBytes == body.count)
+        #expect(abs(metrics.start?.timeIntervalSinceNow ?? -100) < 60)
+        #expect(Self.marks(metrics) == Self.marks(metrics).sorted())
+        #expect(metrics.responseStart != nil && metrics.responseEnd != nil)
+        #expect(metrics.secureConnectionStart == nil && metrics.secureConnectionEnd == nil)
+        #expect(metrics.redirectCount == 0)
+      }
+      switch kind {
+      case .curl:
+        #expect(first.requestBodyBytes == upload.count)
+        #expect(Self.marks(first).count == 7)
+        #expect(first.protocolName == "http/1.1")
+        #expect(first.remoteAddress == "127.0.0.1" && first.remotePort == Int(server.port))
+        #expect((first.responseHeaderBytes ?? 0) > 0 && (first.requestHeaderBytes ?? 0) > 0)
+        #expect(first.reusedConnection == false && second.reusedConnection == true)
+        // A reused connection had no lookup and no connect.
+        #expect(second.domainLookupEnd == nil && second.connectEnd == nil)
+      case .urlSession:
+        // URLSession on Linux reports no task metrics: only what Errand observes, nothing invented.
+        #expect(first.domainLookupEnd == nil && first.connectEnd == nil)
+        #expect(first.protocolName == nil && first.reusedConnection == nil)
+        #expect(first.remoteAddress == nil)
+      }
+    }
+
+    /// Each redirect is a hop of its own, oldest first, before the final answer.
+    @Test(arguments: TransportKind.allCases)
+    func redirectHopsAppearInOrder(_ kind: TransportKind) async throws {
+      let server = try LoopbackServer { request in
+        switch request.path {
+        case "/a": .redirect(to: URL(string: "/b", relativeTo: nil)!, status: 302)
+        case "/b": .redirect(to: URL(string: "/c", relativeTo: nil)!, status: 307)
+        default: .text("arrived")
+        }
+      }
+      defer { server.stop() }
+      let client = kind.client(server.baseURL)
+      let response = try await client.response(for: Endpoint<String>(path: "a")).response
+      #expect(response.url?.path == "/c")
+      let metrics = try #require(response.metrics)
+      #expect(metrics.redirectCount == 2)
+      let starts = (metrics.redirects + [metrics]).compactMap(\.start)
+      #expect(starts.count == 3)
+      #expect(starts == starts.sorted())
+      #expect(metrics.redirects.allSatisfy { $0.responseStart != nil && $0.redirects.isEmpty })
+      #expect(metrics.responseBodyBytes == Data("arrived".utf8).count)
     }
 
     /// A streamed head carries what was known when it arrived: no end yet.
-    @Test func aStreamedHeadHasNoEndYet() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aStreamedHeadHasNoEndYet(_ kind: TransportKind) async throws {
       let server = try LoopbackServer { _ in
         .chunks([Data("first".utf8), Data("second".utf8)], interval: .milliseconds(50))
       }
       defer { server.stop() }
-      let client = APIClient(baseURL: server.baseURL, transport: CurlTransport())
+      let client = kind.client(server.baseURL)
       let stream = try await client.stream(Endpoint<Data>(path: "slow", decoding: .data))
       let metrics = try #require(stream.response.metrics)
       #expect(metrics.responseStart != nil)

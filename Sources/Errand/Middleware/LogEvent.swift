@@ -11,6 +11,21 @@ public struct LogEvent: Sendable {
     case responseReceived
     /// No response arrived.
     case failed
+    /// How the transfer of a response went (``LogEvent/metrics``), right after
+    /// ``responseReceived``, when the transport reported it; at ``Level/debug``.
+    case metrics
+  }
+
+  /// How much an event matters: ``LoggingMiddleware`` reports those at or above its level.
+  public enum Level: Int, Sendable, Hashable, Comparable {
+    /// Detail for finding out why a call was slow: ``Kind/metrics``.
+    case debug
+    /// Requests and responses.
+    case info
+    /// Failures.
+    case error
+
+    public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
   }
 
   /// What happened.
@@ -35,9 +50,23 @@ public struct LogEvent: Sendable {
   /// Where the response came from, when a ``CachingMiddleware`` inside the logging one handled
   /// the call.
   public var cacheStatus: CacheStatus?
+  /// How the transfer went, for ``Kind/metrics``.
+  public var metrics: TransferMetrics?
+
+  /// How much the event matters: ``Level/debug`` for ``Kind/metrics``, ``Level/error`` for
+  /// ``Kind/failed``, ``Level/info`` for the rest.
+  public var level: Level {
+    switch kind {
+    case .metrics: .debug
+    case .failed: .error
+    case .requestSent, .responseReceived: .info
+    }
+  }
 
   /// The event in one line, for example `← 200 GET https://x.example/dogs (512 bytes, 31 ms)`,
-  /// or `(512 bytes, 0 ms, cache hit)` when a cache answered.
+  /// or `(512 bytes, 0 ms, cache hit)` when a cache answered, or for metrics
+  /// `⏱ GET https://x.example/dogs: dns 1 ms · connect 2 ms · tls 9 ms · ttfb 40 ms · body 3 ms · 12.4 KB · h2 · new connection`
+  /// (``TransferMetrics/summary``).
   public var message: String {
     let request = "\(method) \(url)"
     switch kind {
@@ -49,6 +78,8 @@ public struct LogEvent: Sendable {
       return "← \(status ?? 0) \(request) (\(size), \(Self.milliseconds(duration))\(cache))"
     case .failed:
       return "✗ \(request) after \(Self.milliseconds(duration)): \(error ?? "failed")"
+    case .metrics:
+      return "⏱ \(request): \(metrics?.summary ?? "no metrics")"
     }
   }
 

@@ -30,6 +30,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var progress: (@Sendable (TransferProgress) -> Void)?
     /// Which headers stay behind when a redirect leaves the origin.
     var redaction: Redaction = .default
+    /// What is known of the transfer for its metrics.
+    var observed = ObservedTransfer()
   }
 
   private let exchanges = Locked<[Int: Exchange]>([:])
@@ -78,8 +80,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   }
 
   /// End an exchange with an outcome, if it has not ended yet: end the body, and resume whoever
-  /// still waits for the head (with the held head, when there is one).
-  private func finish(_ taskIdentifier: Int, with outcome: Result<HTTPResponse, any Error>) {
+  /// still waits for the head (with the held head, when there is one, its metrics complete).
+  private func finish(
+    _ taskIdentifier: Int, with outcome: Result<HTTPResponse, any Error>, sent: Int64? = nil
+  ) {
     guard let exchange = exchanges.withLock({ $0.removeValue(forKey: taskIdentifier) }) else {
       return
     }
@@ -89,8 +93,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       exchange.waiting?.resume(throwing: error)
     case .success(let response):
       exchange.writer?.finish()
-      exchange.waiting?.resume(returning: exchange.pendingHead ?? response)
+      guard let waiting = exchange.waiting else { return }
+      var head = exchange.pendingHead ?? response
+      head.metrics = exchange.observed.metrics(ended: true, sent: sent)
+      waiting.resume(returning: head)
     }
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics
+  ) {
+    let reported = TransferMetrics(metrics)
+    exchanges.withLock { $0[task.taskIdentifier]?.observed.reported = reported }
   }
 
   func urlSession(
@@ -130,6 +144,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     let waiting: Waiting? = exchanges.withLock { exchanges in
       guard exchanges[id]?.waiting != nil else { return nil }
       exchanges[id]?.writer = writer
+      exchanges[id]?.observed.headArrived()
+      head.metrics = exchanges[id]?.observed.metrics(ended: false)
       guard exchanges[id]?.streams == true else {
         exchanges[id]?.pendingHead = head
         return nil
@@ -150,7 +166,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
   func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
     let id = dataTask.taskIdentifier
-    guard let writer = exchanges.withLock({ $0[id]?.writer }) else { return }
+    let writer = exchanges.withLock { exchanges in
+      exchanges[id]?.observed.bodyBytes += data.count
+      return exchanges[id]?.writer
+    }
+    guard let writer else { return }
     switch writer.write(data) {
     case .proceed:
       break
@@ -193,7 +213,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     } else {
       outcome = .failure(URLError(.badServerResponse))
     }
-    finish(task.taskIdentifier, with: outcome)
+    finish(task.taskIdentifier, with: outcome, sent: task.countOfBytesSent)
   }
 
   func urlSession(
@@ -213,12 +233,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       redaction: redaction)
     switch decision {
     case .follow(let next):
+      exchanges.withLock { $0[task.taskIdentifier]?.observed.redirected() }
       completionHandler(next)
     case .refuse(let error):
       refused.withLock { $0[task.taskIdentifier] = error }
       completionHandler(nil)
     case .resend(let location):
-      refused.withLock { $0[task.taskIdentifier] = SameOriginResend(location: location) }
+      let hops = exchanges.withLock { exchanges in
+        exchanges[task.taskIdentifier]?.observed.redirected()
+        return exchanges[task.taskIdentifier]?.observed.hops ?? []
+      }
+      refused.withLock {
+        $0[task.taskIdentifier] = SameOriginResend(location: location, hops: hops)
+      }
       completionHandler(nil)
     }
   }
@@ -245,4 +272,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 /// ``URLSessionTransport`` sends the request again itself, body included.
 struct SameOriginResend: Error {
   let location: URL
+  /// The redirects followed so far, this one included, for the response's metrics.
+  var hops: [TransferMetrics] = []
 }

@@ -169,13 +169,17 @@ public final class URLSessionTransport: Transport {
     progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> HTTPResponse {
     var request = request
+    var hops: [TransferMetrics] = []
     for _ in 0..<Self.maximumResends {
       do {
-        return try await attempt(
+        var response = try await attempt(
           request, streams: streams, running: running, enforcesDeadline: enforcesDeadline,
           progress: progress)
+        response.metrics?.redirects.insert(contentsOf: hops, at: 0)
+        return response
       } catch let resend as SameOriginResend {
         request.url = resend.location
+        hops += resend.hops
       }
     }
     throw URLError(.httpTooManyRedirects)

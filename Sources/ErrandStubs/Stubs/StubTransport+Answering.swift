@@ -53,6 +53,7 @@ extension StubTransport {
     if let observer = progress, let body = request.body {
       observer(TransferProgress(completedBytes: body.count, expectedBytes: body.count))
     }
+    let stopwatch = Stopwatch(clock)
     let (answer, call) = try await route(request)
     let resolved: Resolved
     if let atOnce = try Self.resolveAtOnce(answer, call: call, defaultDelay: defaultDelay) {
@@ -71,11 +72,33 @@ extension StubTransport {
         request, streams: streams, deadline: deadline, progress: progress)
     case .whole(var response):
       response.url = response.url ?? request.url
+      response.metrics = Self.metrics(
+        of: request, answeredAfter: stopwatch.elapsed, body: response.body, given: response.metrics)
       return response
     case .streamed(var stream):
       stream.head.url = stream.head.url ?? request.url
+      stream.head.metrics = Self.metrics(
+        of: request, answeredAfter: stopwatch.elapsed, body: nil, given: stream.head.metrics)
       return feed(stream, limit: request.maximumResponseSize)
     }
+  }
+
+  /// What the stub measured of an answer, on its clock, overlaid with what the route set
+  /// (``StubResponse/withMetrics(_:)``): the request sent at zero, the first byte after the
+  /// answer's delay, a whole body at once, the sizes of both bodies; nothing about connections.
+  private static func metrics(
+    of request: HTTPRequest, answeredAfter elapsed: Duration, body: Data?,
+    given: TransferMetrics?
+  ) -> TransferMetrics {
+    var measured = TransferMetrics()
+    measured.requestStart = .zero
+    measured.responseStart = elapsed
+    measured.requestBodyBytes = request.body?.count ?? 0
+    if let body {
+      measured.responseEnd = elapsed
+      measured.responseBodyBytes = body.count
+    }
+    return given.map(measured.overlaid(by:)) ?? measured
   }
 
   /// Wait for `operation` within `deadline` (racing it when there is one).

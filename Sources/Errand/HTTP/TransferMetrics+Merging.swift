@@ -1,0 +1,32 @@
+import Foundation
+
+extension TransferMetrics {
+  /// These metrics with every field `other` knows taken from `other`: a transport's own
+  /// observations overlaid with a fuller report (URLSession's on Apple platforms), or a stub's
+  /// measurements overlaid with what a test sets.
+  /// - Parameter other: The metrics whose known fields win.
+  /// - Returns: The merged metrics; ``redirects`` from `other` when it has any.
+  public func overlaid(by other: TransferMetrics) -> TransferMetrics {
+    var merged = self
+    merged.start = other.start ?? start
+    merged.domainLookupStart = other.domainLookupStart ?? domainLookupStart
+    merged.domainLookupEnd = other.domainLookupEnd ?? domainLookupEnd
+    merged.connectStart = other.connectStart ?? connectStart
+    merged.connectEnd = other.connectEnd ?? connectEnd
+    merged.secureConnectionStart = other.secureConnectionStart ?? secureConnectionStart
+    merged.secureConnectionEnd = other.secureConnectionEnd ?? secureConnectionEnd
+    merged.requestStart = other.requestStart ?? requestStart
+    merged.responseStart = other.responseStart ?? responseStart
+    merged.responseEnd = other.responseEnd ?? responseEnd
+    merged.requestHeaderBytes = other.requestHeaderBytes ?? requestHeaderBytes
+    merged.requestBodyBytes = other.requestBodyBytes ?? requestBodyBytes
+    merged.responseHeaderBytes = other.responseHeaderBytes ?? responseHeaderBytes
+    merged.responseBodyBytes = other.responseBodyBytes ?? responseBodyBytes
+    merged.reusedConnection = other.reusedConnection ?? reusedConnection
+    merged.protocolName = other.protocolName ?? protocolName
+    merged.remoteAddress = other.remoteAddress ?? remoteAddress
+    merged.remotePort = other.remotePort ?? remotePort
+    merged.redirects = other.redirects.isEmpty ? redirects : other.redirects
+    return merged
+  }
+}

@@ -1,0 +1,110 @@
+import Errand
+import ErrandTesting
+import Foundation
+import TestSupport
+import Testing
+
+/// StubTransport's metrics: measured on its clock (a delay is the server's time), sizes as sent,
+/// and whatever a route sets; LoggingMiddleware's metrics line at debug level.
+@Suite(.timeLimit(.minutes(1))) struct StubMetricsTests {
+  static let base = url("https://api.example.com/v1/")
+
+  @Test func aDelayShowsUpAsTheTimeToTheFirstByte() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(.post, "/v1/dogs", StubResponse.json(["id": 7]).delayed(by: .seconds(3)))
+    let client = APIClient(
+      baseURL: Self.base, transport: stub, configuration: APIClient.Configuration(clock: clock))
+    let call = Task {
+      try await client.response(
+        for: Endpoint<Data>(method: .post, path: "dogs", body: .json(["name": "Rex"]))
+      )
+      .response
+    }
+    try #require(await clock.waitForSleepers(1))
+    await clock.advance(by: .seconds(3))
+    let metrics = try #require(try await call.cancellableValue.metrics)
+    #expect(metrics.requestStart == .zero)
+    #expect(metrics.responseStart == .seconds(3))
+    #expect(metrics.responseEnd == .seconds(3))
+    #expect(metrics.requestBodyBytes == Data(#"{"name":"Rex"}"#.utf8).count)
+    #expect(metrics.responseBodyBytes == Data(#"{"id":7}"#.utf8).count)
+    // A stub knows nothing of connections, and invents nothing.
+    #expect(metrics.domainLookupEnd == nil && metrics.connectEnd == nil)
+    #expect(metrics.reusedConnection == nil && metrics.protocolName == nil)
+    #expect(metrics.summary == "ttfb 3000 ms · body 0 ms · 8 B")
+  }
+
+  /// What a route sets replaces what the stub measured, on every answer of a sequence.
+  @Test func aRouteSetsTheMetricsATestNeeds() async throws {
+    var slowLookup = TransferMetrics()
+    slowLookup.domainLookupStart = .zero
+    slowLookup.domainLookupEnd = .seconds(2)
+    slowLookup.protocolName = "h2"
+    slowLookup.reusedConnection = false
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/dogs",
+      StubResponse.sequence([.status(503), .json(["Rex"])]).withMetrics(slowLookup))
+    let client = APIClient(baseURL: Self.base, transport: stub)
+    for status in [503, 200] {
+      let response = try await client.response(
+        for: Endpoint<Data>(path: "dogs").accepting(200..<600)
+      ).response
+      #expect(response.status == status)
+      let metrics = try #require(response.metrics)
+      #expect(metrics.domainLookupEnd == .seconds(2))
+      #expect(metrics.summary.hasPrefix("dns 2000 ms · "))
+      #expect(metrics.summary.hasSuffix(" · h2 · new connection"))
+    }
+  }
+
+  @Test(arguments: [LogEvent.Level.info, .debug])
+  func loggingAddsTheMetricsLineAtDebugLevel(_ level: LogEvent.Level) async throws {
+    var given = TransferMetrics()
+    given.domainLookupStart = .zero
+    given.domainLookupEnd = .milliseconds(1)
+    given.connectStart = .milliseconds(1)
+    given.connectEnd = .milliseconds(3)
+    given.secureConnectionStart = .milliseconds(3)
+    given.secureConnectionEnd = .milliseconds(12)
+    given.requestStart = .milliseconds(12)
+    given.responseStart = .milliseconds(52)
+    given.responseEnd = .milliseconds(55)
+    given.responseBodyBytes = 12_400
+    given.protocolName = "h2"
+    given.reusedConnection = true
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/dogs", StubResponse.json(["Rex"]).withMetrics(given))
+    let events = Locked<[LogEvent]>([])
+    let client = APIClient(
+      baseURL: Self.base, transport: stub,
+      configuration: APIClient.Configuration(middleware: [
+        LoggingMiddleware(level: level) { event in events.withLock { $0.append(event) } }
+      ]))
+    _ = try await client.send(
+      Endpoint<Data>(path: "dogs", query: [URLQueryItem(name: "api_key", value: "s3cret")]))
+    let logged = events.withLock { $0 }
+    switch level {
+    case .debug:
+      #expect(logged.map(\.kind) == [.requestSent, .responseReceived, .metrics])
+      #expect(logged.last?.level == .debug)
+      #expect(
+        logged.last?.message
+          == "⏱ GET https://api.example.com/v1/dogs?api_key=<redacted>: dns 1.0 ms · connect 2.0 ms"
+          + " · tls 9.0 ms · ttfb 40 ms · body 3.0 ms · 12.4 KB · h2 · reused")
+    default:
+      #expect(logged.map(\.kind) == [.requestSent, .responseReceived])
+    }
+  }
+
+  /// The summary leaves out what is unknown and names redirects.
+  @Test func theSummaryLeavesOutWhatIsUnknown() {
+    var metrics = TransferMetrics()
+    #expect(metrics.summary == "no metrics")
+    metrics.responseStart = .milliseconds(250)
+    metrics.responseBodyBytes = 2_500_000
+    metrics.redirects = [TransferMetrics(), TransferMetrics()]
+    #expect(metrics.summary == "ttfb 250 ms · 2.5 MB · 2 redirects")
+  }
+}

@@ -25,6 +25,7 @@ public struct LogEvent: Sendable {
     /// Failures.
     case error
 
+    /// Whether `lhs` matters less than `rhs`.
     public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
   }
 

@@ -104,66 +104,12 @@
     ) async throws -> HTTPResponse {
       let engine = try engine.get()
       let uploadProgress = progress.map(Self.forwardOnly)
-      var current = request
-      var hops: [TransferMetrics] = []
-      for _ in 0...Self.maximumRedirects {
-        var response = try await perform(
+      return try await RedirectPolicy.following(
+        request, trustedHosts: trustedRedirectHosts, maximum: Self.maximumRedirects
+      ) { current in
+        try await perform(
           current, streams: streams, deadline: deadline, uploadProgress: uploadProgress,
           on: engine)
-        response.metrics?.redirects = hops
-        guard RedirectPolicy.followedStatuses.contains(response.status),
-          let location = response.headers["Location"]
-        else { return response }
-        current = try redirect(current, to: location, status: response.status)
-        var hop = response.metrics ?? TransferMetrics()
-        hop.redirects = []
-        hops.append(hop)
-      }
-      throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: current.url])
-    }
-
-    /// The request to send next after a redirect, as URLSession would propose it and
-    /// `RedirectPolicy` allows it.
-    private func redirect(_ request: HTTPRequest, to location: String, status: Int) throws
-      -> HTTPRequest
-    {
-      guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL else {
-        throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
-      }
-      // As URLSession: a 303, and a 301 or 302 after a POST, become a GET without a body.
-      let becomesGet = RedirectPolicy.becomesGet(status: status, method: request.method.rawValue)
-      var proposed = request.urlRequest
-      proposed.url = target
-      if becomesGet {
-        proposed.httpMethod = "GET"
-        proposed.httpBody = nil
-      }
-      let hasBody = !becomesGet && (request.body != nil || request.bodyFile != nil)
-      switch RedirectPolicy.decide(
-        from: request.url, proposed: proposed, location: location, status: status,
-        hasBody: hasBody, method: request.method.rawValue, trustedHosts: trustedRedirectHosts,
-        redaction: request.redaction)
-      {
-      case .follow(let next):
-        var followed = request
-        followed.url = next.url ?? target
-        if becomesGet {
-          followed.method = .get
-          followed.body = nil
-          followed.bodyFile = nil
-        }
-        let kept = next.allHTTPHeaderFields ?? [:]
-        followed.headers = HTTPHeaders(
-          request.headers.fields.filter { field in
-            kept.keys.contains { $0.caseInsensitiveCompare(field.name) == .orderedSame }
-          })
-        return followed
-      case .resend(let url):
-        var resent = request
-        resent.url = url
-        return resent
-      case .refuse(let error):
-        throw error
       }
     }
 

@@ -85,6 +85,16 @@ extension APIClient {
       didSet { trustedHosts = Set(trustedHosts.map { $0.lowercased() }) }
     }
 
+    /// Who hears what happens during each call (``CallEvent``), each on a queue of its own so
+    /// that none can slow a call; none by default, and then calls do no work for events.
+    ///
+    /// ```swift
+    /// let client = APIClient(
+    ///   baseURL: base, transport: URLSessionTransport(),
+    ///   configuration: .init(eventListeners: [SlowCallReporter()]))
+    /// ```
+    public var eventListeners: [any EventListener] = []
+
     /// The limit for calls that collect the body in memory when neither the endpoint nor the
     /// configuration sets one: 100 MB.
     public static let defaultBufferedResponseLimit = 100_000_000
@@ -104,12 +114,15 @@ extension APIClient {
     ///   - middleware: Middleware every request goes through, outermost first.
     ///   - clock: The clock that timeouts run on.
     ///   - maximumResponseSize: The longest response body to accept, or `nil` for no limit.
+    ///   - eventListeners: Who hears what happens during each call.
     public init(
       headers: HTTPHeaders = [:], encoder: JSONEncoder? = nil, decoder: JSONDecoder = JSONDecoder(),
       timeout: Duration? = .seconds(60), acceptableStatusCodes: Range<Int> = 200..<300,
       userAgent: String? = Configuration.defaultUserAgent, middleware: [any Middleware] = [],
-      clock: any Clock<Duration> = ContinuousClock(), maximumResponseSize: Int? = nil
+      clock: any Clock<Duration> = ContinuousClock(), maximumResponseSize: Int? = nil,
+      eventListeners: [any EventListener] = []
     ) {
+      self.eventListeners = eventListeners
       self.headers = headers
       self.encoder = encoder ?? .sorted()
       self.decoder = decoder

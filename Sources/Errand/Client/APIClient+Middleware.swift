@@ -23,6 +23,7 @@ extension APIClient {
     context.deadline = deadline
     context.clock = configuration.clock
     context.cachePolicy = endpoint.cachePolicy
+    context.events = call.events
     let chain =
       endpoint.middleware.isEmpty
       ? configuration.middleware : configuration.middleware + endpoint.middleware
@@ -36,6 +37,9 @@ extension APIClient {
     }
     response.url = response.url ?? request.url
     response.request = request
+    if let events = call.events, let status = response.cacheStatus {
+      events.post(.cacheOutcome(status))
+    }
     return response
   }
 
@@ -71,6 +75,7 @@ extension APIClient {
     if !call.streams, request.maximumResponseSize == nil {
       request.maximumResponseSize = APIClient.Configuration.defaultBufferedResponseLimit
     }
+    call.events?.attemptStarted()
     do {
       let head: HTTPResponse
       if let direct = deadlineEnforcingTransport {
@@ -80,6 +85,7 @@ extension APIClient {
         head = try await transport.exchange(
           request, streams: call.streams, deadline: deadline, progress: call.progress)
       }
+      call.events?.responseHead(head)
       return try await head.settlingBody(
         limit: request.maximumResponseSize, streams: call.streams, deadline: deadline)
     } catch {
@@ -99,4 +105,6 @@ struct CallOptions: Sendable {
   var progress: (@Sendable (TransferProgress) -> Void)?
   /// Headers to remove after the last middleware: a next page at another origin.
   var withholding: Redaction?
+  /// Where the call's events go, when the client has listeners.
+  var events: CallEventSink?
 }

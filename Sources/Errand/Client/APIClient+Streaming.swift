@@ -26,21 +26,31 @@ extension APIClient {
   public nonisolated func stream<Value>(_ endpoint: Endpoint<Value>) async throws
     -> ResponseStream
   {
-    let request = try makeRequest(for: endpoint)
-    var response = try await run(request, for: endpoint, call: CallOptions(streams: true))
-      .streamingBody()
-    let body = response.bodyStream ?? HTTPBody(Data())
-    response.bodyStream = nil
-    let stream = ResponseStream(
-      response: response, request: request, body: body, idleTimeout: request.timeout,
-      clock: configuration.clock, maximumLineLength: configuration.maximumLineLength)
-    guard accepts(response.status, for: endpoint) else {
-      response.body = await stream.prefix(
-        upTo: Self.errorBodyLimit,
-        within: request.timeout.map { min($0, Self.errorBodyTime) } ?? Self.errorBodyTime)
-      throw unacceptable(response, for: endpoint)
+    let events = beginEvents(for: endpoint)
+    do {
+      let request = try makeRequest(for: endpoint)
+      events?.requestBuilt(request)
+      var response = try await run(
+        request, for: endpoint, call: CallOptions(streams: true, events: events)
+      ).streamingBody()
+      let body = response.bodyStream ?? HTTPBody(Data())
+      response.bodyStream = nil
+      var stream = ResponseStream(
+        response: response, request: request, body: body, idleTimeout: request.timeout,
+        clock: configuration.clock, maximumLineLength: configuration.maximumLineLength)
+      guard accepts(response.status, for: endpoint) else {
+        response.body = await stream.prefix(
+          upTo: Self.errorBodyLimit,
+          within: request.timeout.map { min($0, Self.errorBodyTime) } ?? Self.errorBodyTime)
+        throw unacceptable(response, for: endpoint)
+      }
+      // The call ends with its body: the stream posts its progress and its end.
+      stream.events = events
+      return stream
+    } catch {
+      events?.failed(error)
+      throw error
     }
-    return stream
   }
 
   /// The most of an unacceptable answer's body a streamed call reads for its error: 64 KB.

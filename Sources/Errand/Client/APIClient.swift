@@ -21,6 +21,8 @@ public actor APIClient {
   nonisolated let baseParts: BaseURLParts?
   /// The transport, when it enforces deadlines itself: called directly, without a racing task.
   nonisolated let deadlineEnforcingTransport: (any DeadlineEnforcingTransport)?
+  /// One per listener in the configuration, each delivering on a queue of its own.
+  nonisolated let eventDispatchers: [EventDispatcher]
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -35,6 +37,7 @@ public actor APIClient {
     self.transport = transport
     self.deadlineEnforcingTransport = transport as? any DeadlineEnforcingTransport
     self.configuration = configuration
+    self.eventDispatchers = configuration.eventListeners.map(EventDispatcher.init)
   }
 
   /// Create a client for a server environment.
@@ -72,10 +75,34 @@ public actor APIClient {
   nonisolated func response<Value>(for endpoint: Endpoint<Value>, call: CallOptions) async throws
     -> Response<Value>
   {
-    let request = try makeRequest(for: endpoint)
-    let response = try await run(request, for: endpoint, call: call)
-    try validate(response, for: endpoint)
-    return Response(
-      value: try decode(response, for: endpoint), response: response, request: request)
+    guard let events = beginEvents(for: endpoint) else {
+      let request = try makeRequest(for: endpoint)
+      let response = try await run(request, for: endpoint, call: call)
+      try validate(response, for: endpoint)
+      return Response(
+        value: try decode(response, for: endpoint), response: response, request: request)
+    }
+    do {
+      let request = try makeRequest(for: endpoint)
+      events.requestBuilt(request)
+      var call = call
+      call.events = events
+      let response = try await run(request, for: endpoint, call: call)
+      try validate(response, for: endpoint)
+      let value = try decode(response, for: endpoint)
+      events.ended(response)
+      return Response(value: value, response: response, request: request)
+    } catch {
+      events.failed(error)
+      throw error
+    }
+  }
+
+  /// The events of a call to `endpoint`, begun; `nil` when the client has no listeners.
+  nonisolated func beginEvents<Value>(for endpoint: Endpoint<Value>) -> CallEventSink? {
+    guard !eventDispatchers.isEmpty else { return nil }
+    return CallEventSink(
+      endpoint: endpoint.description, dispatchers: eventDispatchers, clock: configuration.clock,
+      redaction: configuration.redaction)
   }
 }

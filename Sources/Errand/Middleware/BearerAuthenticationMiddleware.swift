@@ -61,7 +61,16 @@ public actor BearerAuthenticationMiddleware: Middleware {
     let (sent, generation) = try await currentToken()
     let response = try await next(authorized(request, with: sent))
     guard response.status == 401 else { return response }
-    let fresh = try await token(replacing: sent, readAt: generation)
+    let events = RequestContext.current?.events
+    events?.post(.tokenRefreshStarted)
+    let fresh: String
+    do {
+      fresh = try await token(replacing: sent, readAt: generation)
+      events?.post(.tokenRefreshFinished(succeeded: true))
+    } catch {
+      events?.post(.tokenRefreshFinished(succeeded: false))
+      throw error
+    }
     return try await next(authorized(request, with: fresh))
   }
 

@@ -26,6 +26,9 @@ public struct RequestContext: Sendable {
   /// The endpoint's ``Endpoint/cachePolicy``, which a ``CachingMiddleware`` follows instead of
   /// its own; `nil` when the endpoint sets none.
   public var cachePolicy: CachePolicy?
+  /// Where the call's events go, when its client has listeners: middleware and transports post
+  /// retries, redirects and token refreshes to it.
+  package var events: CallEventSink?
 
   /// How much of the call's timeout is left, on the client's clock: the timeout is a deadline
   /// for the whole call, retries and their waits included, so a middleware that waits (or starts

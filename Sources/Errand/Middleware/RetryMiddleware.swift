@@ -58,6 +58,7 @@ public struct RetryMiddleware: Middleware {
     var attempt = 1
     while true {
       let wait: Duration
+      let reason: String
       do {
         var response = try await next(request)
         response.attempts = attempt
@@ -65,6 +66,7 @@ public struct RetryMiddleware: Middleware {
           policy.retryableStatuses.contains(response.status)
         else { return response }
         wait = delay(beforeRetry: attempt, response: response)
+        reason = "status \(response.status)"
         guard withinBudget(waited.elapsed + wait) else { return response }
         guard Self.startsBeforeTheDeadline(after: wait) else {
           response.retryPastDeadline = wait
@@ -72,6 +74,7 @@ public struct RetryMiddleware: Middleware {
         }
       } catch let error where idempotent && attempt < policy.maxAttempts && isRetryable(error) {
         wait = delay(beforeRetry: attempt, response: nil)
+        reason = Self.reason(for: error)
         guard withinBudget(waited.elapsed + wait) else {
           throw Self.noting(attempts: attempt, on: error)
         }
@@ -81,8 +84,19 @@ public struct RetryMiddleware: Middleware {
       } catch {
         throw Self.noting(attempts: attempt, on: error)
       }
+      context?.events?.post(.retryScheduled(afterAttempt: attempt, reason: reason, wait: wait))
       try await clock.sleep(for: wait)
       attempt += 1
+    }
+  }
+
+  /// Why an error is retried, in a few words: `timed out`, or the `URLError` code.
+  private static func reason(for error: any Error) -> String {
+    switch error {
+    case APIError.transport(let underlying as URLError):
+      "URLError \(underlying.code.rawValue)"
+    default:
+      "timed out"
     }
   }
 

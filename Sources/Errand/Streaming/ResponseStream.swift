@@ -36,6 +36,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
   public var maximumLineLength: Int
   let idleTimeout: Duration?
   let clock: any Clock<Duration>
+  /// Where the call's body progress and end go, when its client has listeners.
+  var events: CallEventSink?
 
   init(
     response: HTTPResponse, request: HTTPRequest, body: HTTPBody, idleTimeout: Duration?,
@@ -53,6 +55,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
   /// Stop reading and cancel the request.
   public func cancel() {
     body.cancel()
+    events?.failed(CancellationError())
   }
 
   /// The body's lines as UTF-8 text, without their `\n` or `\r\n` endings; a last line without an
@@ -80,7 +83,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     init(stream: ResponseStream) {
       self.stream = stream
-      self.reading = Reading(stream.body)
+      self.reading = Reading(stream.body, events: stream.events)
     }
 
     /// The next chunk, or `nil` at the end of the body.
@@ -89,10 +92,20 @@ public struct ResponseStream: AsyncSequence, Sendable {
     public mutating func next() async throws -> Data? {
       let body = stream.body
       do {
-        return try await body.buffer.next(idleTimeout: stream.idleTimeout, clock: stream.clock)
+        let chunk = try await body.buffer.next(idleTimeout: stream.idleTimeout, clock: stream.clock)
+        if let events = stream.events {
+          if let chunk {
+            events.bodyChunk(chunk.count)
+          } else {
+            events.ended(stream.response, streamed: true)
+          }
+        }
+        return chunk
       } catch {
         body.cancel()
-        throw APIError(transportError: error, request: stream.request)
+        let failure = APIError(transportError: error, request: stream.request)
+        stream.events?.failed(failure)
+        throw failure
       }
     }
   }
@@ -106,13 +119,17 @@ public struct ResponseStream: AsyncSequence, Sendable {
   /// Cancels the body when the iteration that owns it goes away; harmless once the body ended.
   final class Reading: Sendable {
     let body: HTTPBody
+    let events: CallEventSink?
 
-    init(_ body: HTTPBody) {
+    init(_ body: HTTPBody, events: CallEventSink?) {
       self.body = body
+      self.events = events
     }
 
     deinit {
       body.cancel()
+      // A call whose body was left before its end was cancelled (no event once it ended).
+      events?.failed(CancellationError())
     }
   }
 }

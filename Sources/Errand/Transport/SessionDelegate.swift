@@ -32,6 +32,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     var redaction: Redaction = .default
     /// What is known of the transfer for its metrics.
     var observed = ObservedTransfer()
+    /// Where the call's redirects are told, when its client has listeners.
+    var events: CallEventSink?
   }
 
   private let exchanges = Locked<[Int: Exchange]>([:])
@@ -47,12 +49,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   /// when `streams`, else once the body has ended or backs up).
   func register(
     _ task: URLSessionTask, waiting: Waiting, streams: Bool, limit: Int? = nil,
-    progress: (@Sendable (TransferProgress) -> Void)? = nil, redaction: Redaction = .default
+    progress: (@Sendable (TransferProgress) -> Void)? = nil, redaction: Redaction = .default,
+    events: CallEventSink? = nil
   ) {
     exchanges.withLock {
       $0[task.taskIdentifier] = Exchange(
         waiting: waiting, streams: streams, limit: limit, progress: progress,
-        redaction: redaction)
+        redaction: redaction, events: events)
     }
   }
 
@@ -225,7 +228,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     let hasBody =
       task is URLSessionUploadTask || original?.httpBodyStream != nil
       || !(original?.httpBody?.isEmpty ?? true)
-    let redaction = exchanges.withLock { $0[task.taskIdentifier]?.redaction } ?? .default
+    let (redaction, events) = exchanges.withLock {
+      ($0[task.taskIdentifier]?.redaction ?? .default, $0[task.taskIdentifier]?.events)
+    }
     let decision = RedirectPolicy.decide(
       from: response.url ?? task.currentRequest?.url, proposed: request,
       location: response.value(forHTTPHeaderField: "Location"), status: response.statusCode,
@@ -234,11 +239,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     switch decision {
     case .follow(let next):
       exchanges.withLock { $0[task.taskIdentifier]?.observed.redirected() }
+      if let events, let url = next.url {
+        events.post(.redirectFollowed(status: response.statusCode, location: events.redacted(url)))
+      }
       completionHandler(next)
     case .refuse(let error):
+      events?.post(.redirectRefused(reason: error.localizedDescription))
       refused.withLock { $0[task.taskIdentifier] = error }
       completionHandler(nil)
     case .resend(let location):
+      if let events {
+        events.post(
+          .redirectFollowed(status: response.statusCode, location: events.redacted(location)))
+      }
       let hops = exchanges.withLock { exchanges in
         exchanges[task.taskIdentifier]?.observed.redirected()
         return exchanges[task.taskIdentifier]?.observed.hops ?? []

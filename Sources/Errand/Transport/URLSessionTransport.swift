@@ -204,6 +204,7 @@ public final class URLSessionTransport: Transport {
     }
     let (session, delegate) =
       streams ? (streamingSession, streamingDelegate) : (self.session, self.delegate)
+    let events = RequestContext.current?.events
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         // Shared with the deadline and the cancellation handler before anything else happens,
@@ -231,7 +232,7 @@ public final class URLSessionTransport: Transport {
             }
             delegate.register(
               task, waiting: waiting, streams: streams, limit: request.maximumResponseSize,
-              progress: progress, redaction: request.redaction)
+              progress: progress, redaction: request.redaction, events: events)
           } else {
             let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
               data, response, error in

@@ -37,9 +37,24 @@ extension StubTransport {
   ///   - streams: Whether the caller reads the body as it arrives; passed on to the upstream.
   ///   - deadline: When to give up; `nil` for never.
   ///   - progress: Who hears about the request body being sent, for this exchange only.
+  /// A stub created with `followsRedirects` answers each redirect's `Location` in turn, as
+  /// Errand's transports do.
   /// - Returns: The answer, or its head.
   /// - Throws: What ``send(_:)`` throws, `APIError.timedOut` or `CancellationError`.
   @_spi(Transports) public nonisolated func exchange(
+    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
+    progress: (@Sendable (TransferProgress) -> Void)?
+  ) async throws -> HTTPResponse {
+    guard followsRedirects else {
+      return try await answer(request, streams: streams, deadline: deadline, progress: progress)
+    }
+    return try await RedirectPolicy.following(request, trustedHosts: [], maximum: 16) {
+      try await answer($0, streams: streams, deadline: deadline, progress: progress)
+    }
+  }
+
+  /// Answer one request, without following a redirect.
+  private nonisolated func answer(
     _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
     progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> HTTPResponse {

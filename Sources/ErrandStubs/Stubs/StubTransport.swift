@@ -34,6 +34,8 @@ public actor StubTransport: Transport {
   let clock: any Clock<Duration>
   let answersWithSamples: Bool
   let upstream: (any Transport)?
+  /// Whether a redirect's `Location` is answered in turn, as Errand's transports follow it.
+  let followsRedirects: Bool
 
   /// Every request received, in order, with its body.
   public internal(set) var requests: [HTTPRequest] = []
@@ -56,10 +58,16 @@ public actor StubTransport: Transport {
   ///   - clock: The clock that delays run on; pass a ``TestClock`` or ``ImmediateClock`` so long
   ///     delays take no wall time.
   ///   - samples: Answer requests that match no route with their endpoint's `sample`.
+  ///   - followsRedirects: Answer a redirect's `Location` in turn (by the rules Errand's
+  ///     transports follow: secrets stay behind at another origin, no HTTPS-to-HTTP), so code
+  ///     sees what it would see in production; off by default, so a test sees the redirect.
   public init(
-    delay: Duration = .zero, clock: any Clock<Duration> = ContinuousClock(), samples: Bool = false
+    delay: Duration = .zero, clock: any Clock<Duration> = ContinuousClock(), samples: Bool = false,
+    followsRedirects: Bool = false
   ) {
-    self.init(routes: [], fallback: nil, delay: delay, clock: clock, samples: samples)
+    self.init(
+      routes: [], fallback: nil, delay: delay, clock: clock, samples: samples,
+      followsRedirects: followsRedirects)
   }
 
   /// Create a stub that answers every request that no route matches with a closure.
@@ -95,8 +103,10 @@ public actor StubTransport: Transport {
 
   init(
     routes: [Route], fallback: (@Sendable (HTTPRequest) async throws -> StubResponse)?,
-    delay: Duration, clock: any Clock<Duration>, samples: Bool, upstream: (any Transport)? = nil
+    delay: Duration, clock: any Clock<Duration>, samples: Bool, upstream: (any Transport)? = nil,
+    followsRedirects: Bool = false
   ) {
+    self.followsRedirects = followsRedirects
     self.routes = routes
     self.fallback = fallback
     self.defaultDelay = delay

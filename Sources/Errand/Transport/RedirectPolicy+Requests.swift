@@ -1,0 +1,112 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+extension RedirectPolicy {
+  /// The request to send after a redirect, for transports that follow redirects themselves
+  /// (`CurlTransport`, a `StubTransport` told to): what URLSession would propose, as this policy
+  /// allows it.
+  /// - Parameters:
+  ///   - request: The request that was redirected.
+  ///   - location: The answer's `Location`, as sent.
+  ///   - status: The answer's status.
+  ///   - trustedHosts: Hosts that may receive credentials and bodies across origins.
+  /// - Returns: The next request: a `GET` without a body after a `303` (or a `301`/`302` after a
+  ///   `POST`), without the secret headers when it leaves the origin.
+  /// - Throws: `URLError(.badServerResponse)` for a location that is not a URL, or the
+  ///   ``RefusedRedirectError`` of a redirect the policy refuses.
+  package static func request(
+    following request: HTTPRequest, to location: String, status: Int, trustedHosts: Set<String>
+  ) throws -> HTTPRequest {
+    guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL else {
+      throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
+    }
+    // As URLSession: a 303, and a 301 or 302 after a POST, become a GET without a body.
+    let becomesGet = becomesGet(status: status, method: request.method.rawValue)
+    var proposed = request.urlRequest
+    proposed.url = target
+    if becomesGet {
+      proposed.httpMethod = "GET"
+      proposed.httpBody = nil
+    }
+    let hasBody = !becomesGet && (request.body != nil || request.bodyFile != nil)
+    switch decide(
+      from: request.url, proposed: proposed, location: location, status: status,
+      hasBody: hasBody, method: request.method.rawValue, trustedHosts: trustedHosts,
+      redaction: request.redaction)
+    {
+    case .follow(let next):
+      var followed = request
+      followed.url = next.url ?? target
+      if becomesGet {
+        followed.method = .get
+        followed.body = nil
+        followed.bodyFile = nil
+      }
+      let kept = next.allHTTPHeaderFields ?? [:]
+      followed.headers = HTTPHeaders(
+        request.headers.fields.filter { field in
+          kept.keys.contains { $0.caseInsensitiveCompare(field.name) == .orderedSame }
+        })
+      return followed
+    case .resend(let url):
+      var resent = request
+      resent.url = url
+      return resent
+    case .refuse(let error):
+      throw error
+    }
+  }
+}
+
+extension RedirectPolicy {
+  /// Send `request` with `send`, following redirects by this policy up to `maximum` times, for
+  /// transports that follow redirects themselves: each hop's metrics go into the final
+  /// response's ``TransferMetrics/redirects``, and each redirect followed or refused is told to
+  /// the call's listeners.
+  /// - Parameters:
+  ///   - request: The request.
+  ///   - trustedHosts: Hosts that may receive credentials and bodies across origins.
+  ///   - maximum: The most redirects followed.
+  ///   - send: Sends one request, without following redirects.
+  /// - Returns: The first answer that is not a redirect to follow.
+  /// - Throws: What `send` throws, ``RefusedRedirectError``, or
+  ///   `URLError(.httpTooManyRedirects)`.
+  package static func following(
+    _ request: HTTPRequest, trustedHosts: Set<String>, maximum: Int,
+    send: (HTTPRequest) async throws -> HTTPResponse
+  ) async throws -> HTTPResponse {
+    var current = request
+    var hops: [TransferMetrics] = []
+    for _ in 0...maximum {
+      var response = try await send(current)
+      if !hops.isEmpty {
+        response.metrics = (response.metrics ?? TransferMetrics())
+        response.metrics?.redirects = hops
+      }
+      guard followedStatuses.contains(response.status),
+        let location = response.headers["Location"]
+      else { return response }
+      // Its body, if any is still coming, is not read.
+      response.bodyStream?.cancel()
+      let events = RequestContext.current?.events
+      do {
+        current = try self.request(
+          following: current, to: location, status: response.status, trustedHosts: trustedHosts)
+      } catch let refusal as RefusedRedirectError {
+        events?.post(.redirectRefused(reason: refusal.localizedDescription))
+        throw refusal
+      }
+      if let events {
+        events.post(
+          .redirectFollowed(status: response.status, location: events.redacted(current.url)))
+      }
+      var hop = response.metrics ?? TransferMetrics()
+      hop.redirects = []
+      hops.append(hop)
+    }
+    throw URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: current.url])
+  }
+}

@@ -22,4 +22,5 @@ public struct Logger: @unchecked Sendable {
   public init(subsystem: String, category: String) {}
   public func error(_ message: OSLogMessage) {}
   public func info(_ message: OSLogMessage) {}
+  public func debug(_ message: OSLogMessage) {}
 }

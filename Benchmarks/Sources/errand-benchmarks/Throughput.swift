@@ -93,6 +93,28 @@ enum Throughput {
         _ = try JSONDecoder().decode([Dog].self, from: response.body)
       },
     ] + curlContenders(url: url, endpoint: endpoint, cLoop: cLoop)
+      + listenerContenders(base: base, endpoint: endpoint)
+  }
+
+  /// Errand through each transport again, with one event listener that does nothing: what
+  /// events cost a call (metrics are always on, in both).
+  static func listenerContenders(base: URL, endpoint: Endpoint<[Dog]>) -> [Contender] {
+    let configuration = APIClient.Configuration(eventListeners: [NoOpListener()])
+    let client = APIClient(
+      baseURL: base, transport: URLSessionTransport(), configuration: configuration)
+    var contenders = [
+      Contender(name: "Errand APIClient + URLSessionTransport, no-op listener") {
+        _ = try await client.send(endpoint)
+      }
+    ]
+    #if os(Linux)
+      let curl = APIClient(baseURL: base, transport: CurlTransport(), configuration: configuration)
+      contenders.append(
+        Contender(name: "Errand APIClient + CurlTransport, no-op listener") {
+          _ = try await curl.send(endpoint)
+        })
+    #endif
+    return contenders
   }
 
   /// Where CurlTransport exists (Linux): through APIClient; alone, without decoding; and, given
@@ -208,3 +230,6 @@ enum Throughput {
     return results
   }
 }
+
+/// Hears every event and does nothing with it.
+struct NoOpListener: EventListener {}

@@ -87,6 +87,14 @@ var report = """
   | ---: | --- | ---: | ---: | ---: |
 
   """
+#if os(Linux)
+  let hasCurl = true
+  let plainIndices = [2, 5]
+#else
+  let hasCurl = false
+  let plainIndices = [2]
+#endif
+let hasCLoop = hasCurl && cLoop != nil
 var names = [
   "URLSession data(for:), default configuration", "URLSession data(for:), Errand's configuration",
   "Errand APIClient + URLSessionTransport", "raw delegate task, Errand's configuration",
@@ -98,6 +106,12 @@ var names = [
     names.append("C libcurl multi loop (no decode)")
   }
 #endif
+// Last, so the indices above stay: the same clients with one no-op event listener.
+names.append("Errand APIClient + URLSessionTransport, no-op listener")
+#if os(Linux)
+  names.append("Errand APIClient + CurlTransport, no-op listener")
+#endif
+let listenerIndices = Array(names.count - plainIndices.count..<names.count)
 func range(_ values: [Double], decimals: Int = 0) -> String {
   "\(format(median(values), decimals: decimals)) (\(format(values.min() ?? 0, decimals: decimals))–\(format(values.max() ?? 0, decimals: decimals)))"
 }
@@ -112,7 +126,7 @@ for concurrency in concurrencies {
       + "\(format(median(samples.cpu))) | \(range(ratios, decimals: 2)) |\n"
   }
 }
-if names.count > 5 {
+if hasCurl {
   report += """
 
     ## CurlTransport against URLSessionTransport, both through APIClient
@@ -131,7 +145,7 @@ if names.count > 5 {
     report += "| \(concurrency) | \(range(rates, decimals: 2)) | \(range(cpu, decimals: 2)) |\n"
   }
 }
-if names.count > 7 {
+if hasCLoop {
   report += """
 
     ## CurlTransport against the C ceiling
@@ -153,6 +167,28 @@ if names.count > 7 {
     report +=
       "| \(concurrency) | \(range(contenders[7].rates)) | \(range(alone, decimals: 2)) | "
       + "\(range(errand, decimals: 2)) | \(cpu) |\n"
+  }
+}
+report += """
+
+  ## Metrics and one no-op event listener
+
+  Round by round: requests per second of each client with one event listener that does nothing
+  over the same client without listeners (both report transfer metrics, which are always on),
+  and processor time per request likewise (median, min–max).
+
+  | Concurrency | Transport | Requests/s ratio | CPU per request ratio |
+  | ---: | --- | ---: | ---: |
+
+  """
+for concurrency in concurrencies {
+  guard let contenders = throughput[concurrency], contenders.count == names.count else { continue }
+  for (plain, listening) in zip(plainIndices, listenerIndices) {
+    let rates = zip(contenders[listening].rates, contenders[plain].rates).map { $0 / max($1, 1) }
+    let cpu = zip(contenders[listening].cpu, contenders[plain].cpu).map { $0 / max($1, 1) }
+    let transport = plain == 2 ? "URLSessionTransport" : "CurlTransport"
+    report +=
+      "| \(concurrency) | \(transport) | \(range(rates, decimals: 2)) | \(range(cpu, decimals: 2)) |\n"
   }
 }
 report += """

@@ -196,8 +196,8 @@
       }
       self.writer = writer
       var head = HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)
-      head.metrics = metrics()
       if streams {
+        head.metrics = metrics()
         waiting.resume(with: .success(head))
       } else {
         pendingHead = head
@@ -213,8 +213,10 @@
 
     /// Hand out a buffered call's head, if it is still held.
     private func handOverHead() {
-      if let head = pendingHead {
+      if var head = pendingHead {
         pendingHead = nil
+        // What is known now: everything, once the transfer has completed.
+        head.metrics = head.metrics ?? metrics()
         waiting.resume(with: .success(head))
       }
     }

@@ -11,6 +11,12 @@ enum Overhead {
     var direct: [Double] = []
     var timed: [Double] = []
     var untimed: [Double] = []
+    /// Through a client with one no-op event listener (60-second timeout).
+    var listening: [Double] = []
+    /// Processor time of the whole process per request (ns), without and with the listener:
+    /// the listener's queue runs on another thread, which wall time alone would not show.
+    var timedCPU: [Double] = []
+    var listeningCPU: [Double] = []
   }
 
   /// How the stub finds its answer.
@@ -28,25 +34,36 @@ enum Overhead {
     let base = URL(string: "https://api.example.com/v1")!
     let endpoint = Endpoint<Data>(path: "dogs")
     var results = Array(repeating: Rounds(), count: stubs.count)
-    var setups: [(StubTransport, APIClient, APIClient, HTTPRequest)] = []
+    var setups: [(StubTransport, APIClient, APIClient, APIClient, HTTPRequest)] = []
     for stub in stubs {
       let transport = await stub.make()
       let client = APIClient(baseURL: base, transport: transport)
       let untimed = APIClient(
         baseURL: base, transport: transport, configuration: APIClient.Configuration(timeout: nil))
-      setups.append((transport, client, untimed, try client.makeRequest(for: endpoint)))
+      let listening = APIClient(
+        baseURL: base, transport: transport,
+        configuration: APIClient.Configuration(eventListeners: [NoOpListener()]))
+      setups.append((transport, client, untimed, listening, try client.makeRequest(for: endpoint)))
     }
+    let perCall = 1e9 / Double(iterations)
     for _ in 0..<rounds {
-      for (index, (transport, client, untimed, request)) in setups.enumerated() {
+      for (index, (transport, client, untimed, listening, request)) in setups.enumerated() {
         var start = now()
         for _ in 0..<iterations { _ = try await transport.send(request) }
-        results[index].direct.append((now() - start) * 1e9 / Double(iterations))
+        results[index].direct.append((now() - start) * perCall)
         start = now()
+        var cpu = cpuSeconds()
         for _ in 0..<iterations { _ = try await client.send(endpoint) }
-        results[index].timed.append((now() - start) * 1e9 / Double(iterations))
+        results[index].timed.append((now() - start) * perCall)
+        results[index].timedCPU.append((cpuSeconds() - cpu) * perCall)
         start = now()
         for _ in 0..<iterations { _ = try await untimed.send(endpoint) }
-        results[index].untimed.append((now() - start) * 1e9 / Double(iterations))
+        results[index].untimed.append((now() - start) * perCall)
+        start = now()
+        cpu = cpuSeconds()
+        for _ in 0..<iterations { _ = try await listening.send(endpoint) }
+        results[index].listening.append((now() - start) * perCall)
+        results[index].listeningCPU.append((cpuSeconds() - cpu) * perCall)
       }
     }
     return results

@@ -210,6 +210,25 @@ for (index, rounds) in overhead.enumerated() {
 }
 report += """
 
+  ## One no-op event listener over a stub transport (ns per request; median (min–max) of the rounds)
+
+  Wall time of `send` (60 s timeout) without and with the listener, and processor time of the
+  whole process per request (the listener's queue runs on another thread).
+
+  | Stub answers from | `send` | with the listener | Added | CPU | CPU with the listener | CPU added |
+  | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+
+  """
+for (index, rounds) in overhead.enumerated() {
+  let added = zip(rounds.listening, rounds.timed).map { $0 - $1 }
+  let cpuAdded = zip(rounds.listeningCPU, rounds.timedCPU).map { $0 - $1 }
+  report +=
+    "| \(Overhead.stubs[index].label) | \(range(rounds.timed)) | \(range(rounds.listening)) | "
+    + "\(range(added)) | \(range(rounds.timedCPU)) | \(range(rounds.listeningCPU)) | "
+    + "\(range(cpuAdded)) |\n"
+}
+report += """
+
   ## Decoding a \(format(Double(decoding.bytes) / 1_000_000, decimals: 2)) MB JSON array (median (min–max) of \(decoding.ratio.count) rounds)
 
   | JSONDecoder alone | Through APIClient.send | send / JSONDecoder | Two concurrent sends vs one (speedup) |

@@ -9,7 +9,7 @@ public struct CallEvent: Sendable, Hashable {
     /// The call began (``APIClient/send(_:)`` and the other calls were entered).
     case callStarted
     /// The request was built from the endpoint: redacted, without its body.
-    case requestBuilt(HTTPRequest)
+    indirect case requestBuilt(HTTPRequest)
     /// An attempt went to the transport: `1` first, more after a retry or a token refresh.
     case attemptStarted(number: Int)
     /// ``RetryMiddleware`` will send the request again after `wait`, for `reason` (such as
@@ -31,7 +31,7 @@ public struct CallEvent: Sendable, Hashable {
     case cacheOutcome(CacheStatus)
     /// The call returned its value (for a streamed call: its body ended), with the final
     /// response's status and transfer metrics.
-    case callEnded(status: Int, metrics: TransferMetrics?)
+    indirect case callEnded(status: Int, metrics: TransferMetrics?)
     /// The call failed; `error` is its description, which carries no secrets.
     case callFailed(error: String)
     /// The call was cancelled.

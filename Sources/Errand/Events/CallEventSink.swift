@@ -50,9 +50,12 @@ package final class CallEventSink: Sendable {
 
   /// The request was built: posted redacted, without its body.
   func requestBuilt(_ request: HTTPRequest) {
-    var shown = redaction.merging(request.redaction).redact(request)
+    let redaction = redaction.merging(request.redaction)
+    var shown = request
     shown.body = nil
     shown.bodyFile = nil
+    shown.headers = redaction.redact(request.headers)
+    shown.url = redaction.redactedURL(request.url)
     post(.requestBuilt(shown))
   }
 

@@ -37,9 +37,14 @@ public struct HTTPResponse: Sendable, Hashable {
   /// response, the network, a stored response the server confirmed, or a stale one; `nil` when
   /// no cache took part.
   public internal(set) var cacheStatus: CacheStatus?
-  /// How the transfer went (phases, sizes, connection), where the transport reports it
-  /// (`CurlTransport` does); `nil` otherwise.
-  public var metrics: TransferMetrics?
+  /// How the transfer went (phases, sizes, connection, redirects), as the transport reports it;
+  /// `nil` from a transport that reports none.
+  public var metrics: TransferMetrics? {
+    get { metricsBox?.metrics }
+    set { metricsBox = newValue.map(MetricsBox.init) }
+  }
+  /// The metrics behind a reference, so that a response stays small to copy.
+  private var metricsBox: MetricsBox?
 
   /// Create a response.
   /// - Parameters:
@@ -112,4 +117,14 @@ public struct HTTPResponse: Sendable, Hashable {
 extension HTTPResponse: CustomStringConvertible {
   /// The status and body size, for example `HTTP 404 (12 bytes)`.
   public var description: String { "HTTP \(status) (\(body.count) bytes)" }
+}
+
+/// ``HTTPResponse/metrics``, held by reference: a value of a few hundred bytes that responses,
+/// copied at every step of a call, carry without copying.
+private final class MetricsBox: Sendable {
+  let metrics: TransferMetrics
+
+  init(_ metrics: TransferMetrics) {
+    self.metrics = metrics
+  }
 }

@@ -32,10 +32,10 @@ extension TransferMetrics {
     return end - start
   }
 
-  /// Milliseconds: whole from 10 ms, else with one decimal, so that a loopback phase is not 0.
+  /// Milliseconds: whole from 1 ms, else with one decimal, so that a loopback phase is not 0.
   private static func milliseconds(_ duration: Duration) -> String {
     let value = duration.seconds * 1000
-    return value >= 10 || value == 0
+    return value >= 1 || value == 0
       ? "\(Int(value.rounded())) ms" : String(format: "%.1f ms", value)
   }
 

@@ -59,7 +59,8 @@ public struct Redaction: Sendable, Hashable {
   /// - Parameter other: Another redaction, such as a request's.
   /// - Returns: The union of both.
   public func merging(_ other: Redaction) -> Redaction {
-    Redaction(
+    guard other != self else { return self }
+    return Redaction(
       headers: headers.union(other.headers),
       queryParameters: queryParameters.union(other.queryParameters),
       bodyFields: bodyFields.union(other.bodyFields))
@@ -126,7 +127,9 @@ public struct Redaction: Sendable, Hashable {
 
   /// The URL with secrets replaced by a percent-encoded `<redacted>`, so that it stays a URL.
   func redactedURL(_ url: URL) -> URL {
-    URL(
+    // Nothing to hide without a query or a password: no parsing.
+    guard url.query != nil || url.password != nil else { return url.absoluteURL }
+    return URL(
       string: redact(url).replacingOccurrences(
         of: HTTPHeaders.redactedValue, with: "%3Credacted%3E"))
       ?? url

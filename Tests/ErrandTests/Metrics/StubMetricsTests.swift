@@ -91,8 +91,8 @@ import Testing
       #expect(logged.last?.level == .debug)
       #expect(
         logged.last?.message
-          == "⏱ GET https://api.example.com/v1/dogs?api_key=<redacted>: dns 1.0 ms · connect 2.0 ms"
-          + " · tls 9.0 ms · ttfb 40 ms · body 3.0 ms · 12.4 KB · h2 · reused")
+          == "⏱ GET https://api.example.com/v1/dogs?api_key=<redacted>: dns 1 ms · connect 2 ms"
+          + " · tls 9 ms · ttfb 40 ms · body 3 ms · 12.4 KB · h2 · reused")
     default:
       #expect(logged.map(\.kind) == [.requestSent, .responseReceived])
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Delivers events to one listener on a serial queue of its own, in the order they were posted,
 /// without making the poster wait: posting appends to a list under a lock, and schedules a drain
-/// (half a millisecond later, so that the events of many calls go over in one hand-off instead
+/// (five milliseconds later, so that the events of many calls go over in one hand-off instead
 /// of waking a thread for each) only when none is pending.
 ///
 /// `@unchecked Sendable` is safe: the only mutable state is inside a `Locked`; the listener is
@@ -31,7 +31,7 @@ final class EventDispatcher: @unchecked Sendable {
   }
 
   /// How long events gather before a drain hands them over.
-  private static let gathering = DispatchTimeInterval.microseconds(500)
+  private static let gathering = DispatchTimeInterval.milliseconds(5)
 
   /// Hand every queued event to the listener, until none is left.
   private func drain() {

@@ -19,7 +19,8 @@ import Foundation
 ///
 /// Threading: a listener never runs on the task that makes the call. Each listener has a serial
 /// queue of its own, which hears the events in the order they happened, the events of one call
-/// never reordered; a slow (or blocked) listener holds up only its own queue, where the events
+/// never reordered, a few milliseconds after they happen (events are handed over in batches, so
+/// that a busy client does not wake a thread for each); a slow (or blocked) listener holds up only its own queue, where the events
 /// wait in memory, never the calls. What a listener throws is dropped: it cannot change a call's
 /// outcome.
 public protocol EventListener: Sendable {

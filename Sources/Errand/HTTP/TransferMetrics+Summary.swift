@@ -32,10 +32,11 @@ extension TransferMetrics {
     return end - start
   }
 
-  /// Milliseconds: whole from 1 ms, else with one decimal, so that a loopback phase is not 0.
+  /// Milliseconds: whole from 1 ms, else with one decimal, so that a loopback phase is not 0
+  /// (unless it took less than 0.05 ms).
   private static func milliseconds(_ duration: Duration) -> String {
     let value = duration.seconds * 1000
-    return value >= 1 || value == 0
+    return value >= 1 || value < 0.05
       ? "\(Int(value.rounded())) ms" : String(format: "%.1f ms", value)
   }
 

@@ -17,12 +17,15 @@ import Foundation
 ///
 /// A streamed response's head carries what was known when the head arrived (no ``responseEnd``,
 /// body sizes so far). Redirects a transport followed are in ``redirects``, oldest first; each
-/// hop's times count from its own ``start``.
+/// hop's times count from its own ``start``. An ``APIError`` for an unacceptable status carries
+/// its response, metrics included (``APIError/response``); a failure before any response
+/// carries none.
 ///
 /// ```swift
 /// let response = try await client.response(for: endpoint).response
-/// if let metrics = response.metrics, let firstByte = metrics.responseStart {
-///   print("first byte after \(firstByte), \(metrics.reusedConnection == true ? "reused" : "new") connection")
+/// if let metrics = response.metrics, (metrics.responseStart ?? .zero) > .milliseconds(500) {
+///   print("slow: \(metrics.summary)")
+///   // dns 1 ms · connect 2 ms · tls 9 ms · ttfb 840 ms · body 3 ms · 12.4 KB · h2 · new connection
 /// }
 /// ```
 public struct TransferMetrics: Sendable, Hashable {

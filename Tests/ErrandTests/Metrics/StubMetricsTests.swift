@@ -98,6 +98,21 @@ import Testing
     }
   }
 
+  /// An unacceptable answer's error carries its response, metrics included.
+  @Test func anUnacceptableAnswerKeepsItsMetrics() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(.get, "/v1/dogs", StubResponse.status(503).delayed(by: .seconds(5)))
+    let client = APIClient(
+      baseURL: Self.base, transport: stub, configuration: APIClient.Configuration(clock: clock))
+    let call = Task { try await client.send(Endpoint<Data>(path: "dogs")) }
+    try #require(await clock.waitForSleepers(2))
+    await clock.advance(by: .seconds(5))
+    let error = await #expect(throws: APIError.self) { try await call.value }
+    #expect(error?.kind == .unacceptableStatus)
+    #expect(error?.response?.metrics?.responseStart == .seconds(5))
+  }
+
   /// The summary leaves out what is unknown and names redirects.
   @Test func theSummaryLeavesOutWhatIsUnknown() {
     var metrics = TransferMetrics()

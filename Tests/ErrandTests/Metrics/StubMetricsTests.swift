@@ -113,6 +113,28 @@ import Testing
     #expect(error?.response?.metrics?.responseStart == .seconds(5))
   }
 
+  /// A stub created with `followsRedirects` answers the `Location` as Errand's transports do:
+  /// the credentials stay behind at another origin, and the hop is in the metrics.
+  @Test func aStubThatFollowsRedirectsDoesSoByErrandsRules() async throws {
+    let stub = StubTransport(followsRedirects: true)
+    await stub.on(
+      .get, "/v1/dogs",
+      .status(302, headers: ["Location": "https://cdn.example.net/dogs.json"]))
+    await stub.on(.get, "/dogs.json", .json(["Rex"]))
+    let client = APIClient(baseURL: Self.base, transport: stub)
+    let endpoint = Endpoint<[String]>(
+      path: "dogs", headers: ["Authorization": "Bearer s3cret"])
+    let response = try await client.response(for: endpoint)
+    #expect(response.value == ["Rex"])
+    let sent = await stub.requests
+    #expect(
+      sent.map(\.url.absoluteString) == [
+        "https://api.example.com/v1/dogs", "https://cdn.example.net/dogs.json",
+      ])
+    #expect(sent.map { $0.headers["Authorization"] } == ["Bearer s3cret", nil])
+    #expect(response.response.metrics?.redirectCount == 1)
+  }
+
   /// The summary leaves out what is unknown and names redirects.
   @Test func theSummaryLeavesOutWhatIsUnknown() {
     var metrics = TransferMetrics()

@@ -10,16 +10,7 @@ import Testing
   @Test func aSlowServerShowsUpAsTheTimeToTheFirstByte() async throws {
     let clock = TestClock()
     let stub = StubTransport(clock: clock)
-    var connection = TransferMetrics()
-    connection.domainLookupStart = .zero
-    connection.domainLookupEnd = .milliseconds(1)
-    connection.connectStart = .milliseconds(1)
-    connection.connectEnd = .milliseconds(3)
-    connection.secureConnectionStart = .milliseconds(3)
-    connection.secureConnectionEnd = .milliseconds(12)
-    connection.requestStart = .milliseconds(12)
-    connection.protocolName = "h2"
-    connection.reusedConnection = false
+    let connection = TransferMetrics.tlsConnection(reused: false)
     let dogs = Data(repeating: 0x20, count: 12_398) + Data("[]".utf8)
     await stub.on(
       .get, "/v1/dogs",

@@ -61,19 +61,10 @@ import Testing
 
   @Test(arguments: [LogEvent.Level.info, .debug])
   func loggingAddsTheMetricsLineAtDebugLevel(_ level: LogEvent.Level) async throws {
-    var given = TransferMetrics()
-    given.domainLookupStart = .zero
-    given.domainLookupEnd = .milliseconds(1)
-    given.connectStart = .milliseconds(1)
-    given.connectEnd = .milliseconds(3)
-    given.secureConnectionStart = .milliseconds(3)
-    given.secureConnectionEnd = .milliseconds(12)
-    given.requestStart = .milliseconds(12)
+    var given = TransferMetrics.tlsConnection(reused: true)
     given.responseStart = .milliseconds(52)
     given.responseEnd = .milliseconds(55)
     given.responseBodyBytes = 12_400
-    given.protocolName = "h2"
-    given.reusedConnection = true
     let stub = StubTransport()
     await stub.on(.get, "/v1/dogs", StubResponse.json(["Rex"]).withMetrics(given))
     let events = Locked<[LogEvent]>([])

@@ -31,14 +31,13 @@ extension StubTransport {
   /// Answer as ``send(_:)`` or ``stream(_:)`` do, returning at the head (a chunked answer's
   /// body follows on the stub's clock), within `deadline`: an answer with nothing to wait for
   /// comes back at once; one with delays or handlers is worked out in one task raced against the
-  /// deadline and the caller's cancellation; the upstream gets the deadline.
+  /// deadline and the caller's cancellation; the upstream gets the deadline. A stub created with
+  /// `followsRedirects` answers each redirect's `Location` in turn, as Errand's transports do.
   /// - Parameters:
   ///   - request: The request.
   ///   - streams: Whether the caller reads the body as it arrives; passed on to the upstream.
   ///   - deadline: When to give up; `nil` for never.
   ///   - progress: Who hears about the request body being sent, for this exchange only.
-  /// A stub created with `followsRedirects` answers each redirect's `Location` in turn, as
-  /// Errand's transports do.
   /// - Returns: The answer, or its head.
   /// - Throws: What ``send(_:)`` throws, `APIError.timedOut` or `CancellationError`.
   @_spi(Transports) public nonisolated func exchange(

@@ -275,7 +275,12 @@
       if error == nil, !headComplete {
         error = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
       }
-      if let error {
+      if var error {
+        // A network failure carries what was known of the transfer (APIError.metrics); the
+        // response did not end.
+        var known = metrics()
+        known.responseEnd = nil
+        error = known.attached(to: error)
         // The body first: a held head's body must end before the head is dropped, or dropping
         // it would cancel the transfer (and answer the caller) before the error is told.
         writer?.finish(throwing: error)

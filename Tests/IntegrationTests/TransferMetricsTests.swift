@@ -78,6 +78,27 @@
       #expect(metrics.responseBodyBytes == Data("arrived".utf8).count)
     }
 
+    /// A transfer cut off mid-body fails with what was known of it: the head arrived, some of
+    /// the body came, and the response never ended.
+    @Test(arguments: TransportKind.allCases)
+    func aFailedTransferKeepsWhatWasKnown(_ kind: TransportKind) async throws {
+      let server = try LoopbackServer { _ in
+        ScriptedResponse(
+          body: Data(repeating: 1, count: 10_000), ending: .closeAfterBodyBytes(4_000))
+      }
+      defer { server.stop() }
+      let client = kind.client(server.baseURL)
+      let error = await #expect(throws: APIError.self) {
+        _ = try await client.send(Endpoint<Data>(path: "cut", decoding: .data))
+      }
+      #expect(error?.kind == .transport)
+      let metrics = try #require(error?.metrics)
+      #expect(metrics.responseStart != nil)
+      #expect(metrics.responseEnd == nil)
+      #expect((metrics.responseBodyBytes ?? 0) > 0)
+      #expect(abs(metrics.start?.timeIntervalSinceNow ?? -100) < 60)
+    }
+
     /// A streamed head carries what was known when it arrived: no end yet.
     @Test(arguments: TransportKind.allCases)
     func aStreamedHeadHasNoEndYet(_ kind: TransportKind) async throws {

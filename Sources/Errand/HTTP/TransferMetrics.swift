@@ -17,9 +17,9 @@ import Foundation
 ///
 /// A streamed response's head carries what was known when the head arrived (no ``responseEnd``,
 /// body sizes so far). Redirects a transport followed are in ``redirects``, oldest first; each
-/// hop's times count from its own ``start``. An ``APIError`` for an unacceptable status carries
-/// its response, metrics included (``APIError/response``); a failure before any response
-/// carries none.
+/// hop's times count from its own ``start``. A failed call keeps them in ``APIError/metrics``:
+/// the response's for an unacceptable status, and for a network failure what the transport knew
+/// when it failed.
 ///
 /// ```swift
 /// let response = try await client.response(for: endpoint).response

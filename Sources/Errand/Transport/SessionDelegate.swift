@@ -92,6 +92,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
     switch outcome {
     case .failure(let error):
+      // A network failure carries what was known of the transfer (APIError.metrics).
+      let error = exchange.observed.metrics(ended: false, sent: sent).attached(to: error)
       exchange.writer?.finish(throwing: error)
       exchange.waiting?.resume(throwing: error)
     case .success(let response):

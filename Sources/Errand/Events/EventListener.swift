@@ -14,7 +14,9 @@ import Foundation
 ///     if event.elapsed > .seconds(1) { print("\(event.endpoint) took \(event.elapsed): \(metrics?.summary ?? "")") }
 ///   }
 /// }
-/// let client = APIClient(baseURL: base, configuration: .init(eventListeners: [SlowCallReporter()]))
+/// let client = APIClient(
+///   baseURL: base, transport: URLSessionTransport(),
+///   configuration: .init(eventListeners: [SlowCallReporter()]))
 /// ```
 ///
 /// Threading: a listener never runs on the task that makes the call. Each listener has a serial

@@ -19,12 +19,13 @@ import Foundation
 ///   configuration: .init(eventListeners: [SlowCallReporter()]))
 /// ```
 ///
-/// Threading: a listener never runs on the task that makes the call. Each listener has a serial
-/// queue of its own, which hears the events in the order they happened, the events of one call
-/// never reordered, a few milliseconds after they happen (events are handed over in batches, so
-/// that a busy client does not wake a thread for each); a slow (or blocked) listener holds up only its own queue, where the events
-/// wait in memory, never the calls. What a listener throws is dropped: it cannot change a call's
-/// outcome.
+/// Threading: a listener never runs on the task that makes the call. In each client it is
+/// registered on, a listener has a serial queue of its own, which hears that client's events in
+/// the order they happened, a few milliseconds after they happen (events are handed over in
+/// batches, so that a busy client does not wake a thread for each). A listener registered on
+/// several clients may be called from their queues at the same time. A slow (or blocked)
+/// listener holds up only its own queue, where the events wait in memory, never the calls. What
+/// a listener throws is dropped: it cannot change a call's outcome.
 public protocol EventListener: Sendable {
   /// Hear an event; by default, calls the method named after its ``CallEvent/kind``.
   func receive(_ event: CallEvent) throws

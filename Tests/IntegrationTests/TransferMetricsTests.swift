@@ -99,6 +99,21 @@
       #expect(abs(metrics.start?.timeIntervalSinceNow ?? -100) < 60)
     }
 
+    /// A buffered body larger than the memory budget hands its head over before the body ends
+    /// (so that its reader collects the rest): the head still carries what was known then.
+    @Test(arguments: TransportKind.allCases)
+    func aHeadHandedOverEarlyHasItsMetrics(_ kind: TransportKind) async throws {
+      let size = 3 * HTTPBody.memoryBudget
+      let server = try LoopbackServer { _ in ScriptedResponse(body: Data(count: size)) }
+      defer { server.stop() }
+      let client = kind.client(server.baseURL)
+      let response = try await client.response(for: Endpoint<Data>(path: "big", decoding: .data))
+      #expect(response.value.count == size)
+      let metrics = try #require(response.response.metrics)
+      #expect(metrics.responseStart != nil)
+      #expect((metrics.responseBodyBytes ?? 0) > 0)
+    }
+
     /// A streamed head carries what was known when it arrived: no end yet.
     @Test(arguments: TransportKind.allCases)
     func aStreamedHeadHasNoEndYet(_ kind: TransportKind) async throws {

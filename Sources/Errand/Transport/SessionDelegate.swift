@@ -150,11 +150,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       guard exchanges[id]?.waiting != nil else { return nil }
       exchanges[id]?.writer = writer
       exchanges[id]?.observed.headArrived()
-      head.metrics = exchanges[id]?.observed.metrics(ended: false)
       guard exchanges[id]?.streams == true else {
+        // Its metrics are read when it is handed over.
         exchanges[id]?.pendingHead = head
         return nil
       }
+      head.metrics = exchanges[id]?.observed.metrics(ended: false)
       defer { exchanges[id]?.waiting = nil }
       return exchanges[id]?.waiting
     }
@@ -193,10 +194,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
   /// Resume the caller of a buffered call with its held head, if it is still held.
   private func handOverHead(of id: Int) {
     let held = exchanges.withLock { exchanges -> (Waiting, HTTPResponse)? in
-      guard let waiting = exchanges[id]?.waiting, let head = exchanges[id]?.pendingHead
+      guard let waiting = exchanges[id]?.waiting, var head = exchanges[id]?.pendingHead
       else { return nil }
       exchanges[id]?.waiting = nil
       exchanges[id]?.pendingHead = nil
+      // What is known now: the body is still arriving.
+      head.metrics = exchanges[id]?.observed.metrics(ended: false)
       return (waiting, head)
     }
     if let (waiting, head) = held {

@@ -63,14 +63,13 @@
     /// Asks the engine to resume this paused transfer (its reader caught up).
     private let proceed: @Sendable (CurlTransfer) -> Void
 
-    /// Set up a handle for `request`; the continuation is resumed once: with the head (its body
-    /// to follow in its `bodyStream`), with a redirect's head once its body is dropped, or with
-    /// the failure.
+    /// Set up a handle for `request`; `waiting` is ended once: with the head (its body to follow
+    /// in its `bodyStream`), with a redirect's head once its body is dropped, or with the failure.
     init(
       _ request: HTTPRequest, handle: UnsafeMutableRawPointer?, streams: Bool,
       certificateAuthorities: String? = nil,
       uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
-      continuation: CheckedContinuation<HTTPResponse, any Error>,
+      waiting: Waiting,
       stop: @escaping @Sendable (CurlTransfer) -> Void,
       proceed: @escaping @Sendable (CurlTransfer) -> Void
     ) throws {
@@ -82,7 +81,7 @@
       self.url = request.url
       self.streams = streams
       self.limit = request.maximumResponseSize
-      self.waiting = Waiting(continuation)
+      self.waiting = waiting
       errorBuffer = .allocate(capacity: curlErrorSize)
       errorBuffer.initialize(repeating: 0, count: curlErrorSize)
       do {

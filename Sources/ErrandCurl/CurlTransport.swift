@@ -149,16 +149,16 @@
       let disarm = deadline?.whenExpired { abandon(APIError.timedOut) }
       defer { disarm?() }
       return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
+        try await Waiting.wait { waiting in
           let transfer: CurlTransfer
           do {
             transfer = try CurlTransfer(
               request, handle: engine.makeHandle(), streams: streams,
               certificateAuthorities: certificateAuthorities,
-              uploadProgress: uploadProgress, continuation: continuation,
+              uploadProgress: uploadProgress, waiting: waiting,
               stop: { engine.remove($0) }, proceed: { engine.resume($0) })
           } catch {
-            continuation.resume(throwing: error)
+            waiting.resume(throwing: error)
             return
           }
           started.withLock { $0 = transfer }

@@ -206,10 +206,9 @@ public final class URLSessionTransport: Transport {
       streams ? (streamingSession, streamingDelegate) : (self.session, self.delegate)
     let events = RequestContext.current?.events
     return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
+      try await Waiting.wait { waiting in
         // Shared with the deadline and the cancellation handler before anything else happens,
         // so that either can end the wait at once, even while the task is still being created.
-        let waiting = Waiting(continuation)
         let abandoned = running.withLock { state in
           state.waiting = waiting
           return state.abandoned

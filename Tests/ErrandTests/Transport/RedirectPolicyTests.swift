@@ -76,9 +76,8 @@ import Testing
     #expect(next == nil)
     // The task then completes without an error of its own; the exchange ends with the refusal.
     let refused = try await #require(throws: RefusedRedirectError.self) {
-      try await withCheckedThrowingContinuation {
-        (exchange: CheckedContinuation<HTTPResponse, any Error>) in
-        delegate.register(task, waiting: Waiting(exchange), streams: false)
+      try await Waiting.wait { waiting in
+        delegate.register(task, waiting: waiting, streams: false)
         delegate.urlSession(session, task: task, didCompleteWithError: nil)
       }
     }

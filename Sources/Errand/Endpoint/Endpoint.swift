@@ -215,10 +215,12 @@ extension Endpoint {
   /// let next = Endpoint<[Dog]>(url: URL(string: "https://api.example.com/v1/dogs?page=2")!)
   /// ```
   /// It goes through the client's middleware like any other. When its origin (scheme, host and
-  /// port) is not the base URL's, the client's default headers that ``Redaction/default`` treats
-  /// as secret (API keys, tokens) are left out and authentication middleware does not add
-  /// credentials (``RequestContext/requiresAuthentication`` is `false`); the endpoint's own
-  /// headers are sent as given.
+  /// port) is not the base URL's and its host is not in
+  /// ``APIClient/Configuration/trustedHosts``, the client's default headers that
+  /// ``APIClient/Configuration/redaction`` treats as secret (API keys, tokens) are left out and
+  /// authentication middleware does not add credentials
+  /// (``RequestContext/requiresAuthentication`` is `false`); the endpoint's own headers are sent
+  /// as given.
   /// - Parameters:
   ///   - method: The request method.
   ///   - url: The absolute URL.

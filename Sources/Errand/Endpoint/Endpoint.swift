@@ -227,8 +227,8 @@ extension Endpoint {
   ///   - query: More query items, as plain text.
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
-  ///   - requiresAuthentication: Whether the request must carry credentials (only ever at the
-  ///     client's origin).
+  ///   - requiresAuthentication: Whether the request must carry credentials (only at the client's
+  ///     origin or a host in ``APIClient/Configuration/trustedHosts``).
   ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
   ///   - decoding: How to turn the response into the value.
   public init(

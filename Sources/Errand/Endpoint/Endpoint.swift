@@ -67,7 +67,8 @@ public struct Endpoint<Value>: Sendable {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   ///   - decoding: How to turn the response into the value.
   ///   - acceptableStatusCodes: The status codes that count as success, or `nil` for the client's.
   public init(
@@ -137,7 +138,8 @@ extension Endpoint where Value: Decodable {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   public init(
     method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
     body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
@@ -157,7 +159,8 @@ extension Endpoint where Value == Void {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   public init(
     method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
     body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
@@ -177,7 +180,8 @@ extension Endpoint where Value == Data {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   public init(
     method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
     body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
@@ -197,7 +201,8 @@ extension Endpoint where Value == String {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   public init(
     method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
     body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
@@ -229,7 +234,8 @@ extension Endpoint {
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials (only at the client's
   ///     origin or a host in ``APIClient/Configuration/trustedHosts``).
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   ///   - decoding: How to turn the response into the value.
   public init(
     method: HTTPMethod = .get, url: URL, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],

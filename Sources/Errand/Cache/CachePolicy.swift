@@ -23,7 +23,8 @@ public enum CacheStatus: String, Sendable, Hashable {
   case miss
   /// A stored response the server confirmed with `304 Not Modified`: its headers were updated.
   case revalidated
-  /// A stored response past its freshness, returned without asking the server (the call's
-  /// policy allowed it).
+  /// A stored response past its freshness: returned without asking the server (the call's
+  /// policy allowed it), or in place of a revalidation that failed (a `5xx`, or no answer) within
+  /// its `stale-if-error`.
   case stale
 }

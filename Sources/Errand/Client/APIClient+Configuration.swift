@@ -113,7 +113,9 @@ extension APIClient {
     ///   - userAgent: The `User-Agent` header value, or `nil` to send none.
     ///   - middleware: Middleware every request goes through, outermost first.
     ///   - clock: The clock that timeouts run on.
-    ///   - maximumResponseSize: The longest response body to accept, or `nil` for no limit.
+    ///   - maximumResponseSize: The longest response body to accept; `nil` means
+    ///     ``defaultBufferedResponseLimit`` (100 MB) for buffered calls and no limit for streamed
+    ///     calls and downloads.
     ///   - eventListeners: Who hears what happens during each call.
     public init(
       headers: HTTPHeaders = [:], encoder: JSONEncoder? = nil, decoder: JSONDecoder = JSONDecoder(),

@@ -67,7 +67,8 @@ public struct Endpoint<Value>: Sendable {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   ///   - decoding: How to turn the response into the value.
   ///   - acceptableStatusCodes: The status codes that count as success, or `nil` for the client's.
   public init(
@@ -137,7 +138,8 @@ extension Endpoint where Value: Decodable {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   public init(
     method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
     body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
@@ -157,7 +159,8 @@ extension Endpoint where Value == Void {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   public init(
     method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
     body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
@@ -177,7 +180,8 @@ extension Endpoint where Value == Data {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   public init(
     method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
     body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
@@ -197,7 +201,8 @@ extension Endpoint where Value == String {
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
   ///   - requiresAuthentication: Whether the request must carry credentials.
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   public init(
     method: HTTPMethod = .get, path: String, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
     body: RequestBody? = nil, requiresAuthentication: Bool = false, timeout: Duration? = nil
@@ -215,19 +220,22 @@ extension Endpoint {
   /// let next = Endpoint<[Dog]>(url: URL(string: "https://api.example.com/v1/dogs?page=2")!)
   /// ```
   /// It goes through the client's middleware like any other. When its origin (scheme, host and
-  /// port) is not the base URL's, the client's default headers that ``Redaction/default`` treats
-  /// as secret (API keys, tokens) are left out and authentication middleware does not add
-  /// credentials (``RequestContext/requiresAuthentication`` is `false`); the endpoint's own
-  /// headers are sent as given.
+  /// port) is not the base URL's and its host is not in
+  /// ``APIClient/Configuration/trustedHosts``, the client's default headers that
+  /// ``APIClient/Configuration/redaction`` treats as secret (API keys, tokens) are left out and
+  /// authentication middleware does not add credentials
+  /// (``RequestContext/requiresAuthentication`` is `false`); the endpoint's own headers are sent
+  /// as given.
   /// - Parameters:
   ///   - method: The request method.
   ///   - url: The absolute URL.
   ///   - query: More query items, as plain text.
   ///   - headers: Headers that win over the client's defaults.
   ///   - body: The body, if any.
-  ///   - requiresAuthentication: Whether the request must carry credentials (only ever at the
-  ///     client's origin).
-  ///   - timeout: The longest the exchange may take, or `nil` for the client's default.
+  ///   - requiresAuthentication: Whether the request must carry credentials (only at the client's
+  ///     origin or a host in ``APIClient/Configuration/trustedHosts``).
+  ///   - timeout: The longest the whole call may take, retries and their waits included, or
+  ///     `nil` for the client's default.
   ///   - decoding: How to turn the response into the value.
   public init(
     method: HTTPMethod = .get, url: URL, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],

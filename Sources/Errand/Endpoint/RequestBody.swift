@@ -70,7 +70,7 @@ public struct RequestBody: Sendable {
   }
 
   /// A file's contents, streamed from disk as the request is sent, so a large upload is never
-  /// loaded into memory (by `URLSessionTransport`; test doubles read the file).
+  /// loaded into memory (by `URLSessionTransport` and `CurlTransport`; test doubles read the file).
   ///
   /// ```swift
   /// Endpoint<Receipt>(method: .post, path: "logs", body: .file(bundleURL, contentType: "application/zip"))

@@ -13,8 +13,9 @@ public struct HTTPRequest: Sendable, Hashable {
   public var headers: HTTPHeaders
   /// The body bytes, or `nil` for a request without a body.
   public var body: Data?
-  /// A file whose contents are the body, streamed from disk by transports that can
-  /// (`URLSessionTransport`); set instead of ``body`` by ``RequestBody/file(_:contentType:)``.
+  /// A file whose contents are the body, streamed from disk by `URLSessionTransport` and
+  /// `CurlTransport` (test doubles read it); set instead of ``body`` by
+  /// ``RequestBody/file(_:contentType:)``.
   public var bodyFile: URL?
   /// The longest the whole exchange may take, or `nil` for the transport's default.
   public var timeout: Duration?

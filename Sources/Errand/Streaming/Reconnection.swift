@@ -252,7 +252,7 @@ extension APIClient {
   /// on with the events in the same sequence.
   ///
   /// ```swift
-  /// for try await event in try await client.events(feed, reconnect: .default) { show(event) }
+  /// for try await event in client.events(feed, reconnect: .default) { show(event) }
   /// // An LLM-style POST stream, sent again (body included) on a reconnect:
   /// let answer = client.events(prompt, reconnect: ReconnectPolicy(resendsBody: true)) { state in
   ///   if case .reconnecting(let delay, _) = state { print("reconnecting in \(delay)") }

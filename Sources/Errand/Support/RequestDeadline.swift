@@ -4,7 +4,7 @@ import Foundation
 /// Every exchange of the call (retries included) and every wait a transport bounds with it share
 /// the one deadline.
 @_spi(Transports) public struct RequestDeadline: Sendable {
-  /// How long the exchange may take.
+  /// How long the whole call may take, retries and their waits included.
   public let timeout: Duration
   private let clock: any Clock<Duration>
   private let elapsed: @Sendable () -> Duration

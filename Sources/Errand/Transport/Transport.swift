@@ -3,9 +3,9 @@ import Foundation
 /// Sends one HTTP request and returns the whole response: the seam between ``APIClient`` and
 /// the network.
 ///
-/// `URLSessionTransport` is the production conformance and `StubTransport` (in `ErrandTesting`)
-/// the test double. A transport returns every response it receives, whatever its status;
-/// validation happens in the client.
+/// `URLSessionTransport` is the production conformance and `StubTransport` (in `ErrandStubs`,
+/// which `ErrandTesting` re-exports) the test double. A transport returns every response it
+/// receives, whatever its status; validation happens in the client.
 ///
 /// ## Implement a custom transport
 ///

@@ -274,8 +274,7 @@ struct BodyState<Wake> {
   }
 
   /// Wake the reader with `answer`.
-  private mutating func wakeReader(_ wake: Wake, with answer: Result<Data?, any Error>) -> Effects
-  {
+  private mutating func wakeReader(_ wake: Wake, with answer: Result<Data?, any Error>) -> Effects {
     reader = nil
     self.answer = answer
     return Effects(disarmIdleTimer: takeIdleTimer(), wake: wake)

@@ -1,6 +1,7 @@
-@testable import Errand
 import Foundation
 import Testing
+
+@testable import Errand
 
 /// The body's state machine on its own: each event is a call, each effect a value to inspect; no
 /// threads, no tasks. A reader's wake is a number.

@@ -1,10 +1,11 @@
-@testable import Errand
 import Foundation
 import Testing
 
-/// The hand-over of a head from a transport's thread to the caller. Run under ThreadSanitizer
-/// (`swift test --sanitize=thread`), these fail with a data race report if the caller can read a
-/// head (and its body) without an edge the sanitizer sees; without it, they check the answer.
+@testable import Errand
+
+/// The wait for a head: the first answer ends it, and the caller reads the answer (a head and
+/// its body made on another thread) whole. `HeadHandOverTests` checks the same hand-over through
+/// the real transports under ThreadSanitizer.
 @Suite(.timeLimit(.minutes(1))) struct WaitingTests {
   /// A head and its body made on a thread of their own (as libcurl's and URLSession's callbacks
   /// make them), answered before the caller suspends (the thread is done before `start`
@@ -18,7 +19,8 @@ import Testing
           let (body, writer) = HTTPBody.makeStream(expectedLength: 5) {}
           writer.write(Data("round".utf8))
           writer.finish()
-          waiting.resume(returning: HTTPResponse(status: 200 + round, headers: [:], bodyStream: body))
+          waiting.resume(
+            returning: HTTPResponse(status: 200 + round, headers: [:], bodyStream: body))
           answered.signal()
         }
         if answeredBeforeSuspending {

@@ -41,8 +41,8 @@
     /// Bytes of a redirect's body, which is dropped.
     private var dropped = 0
     private var writer: HTTPBody.Writer?
-    /// A buffered call's head, held until its body ends or backs up.
-    private var pendingHead: HTTPResponse?
+    /// When the head goes to the caller.
+    private var handOver: HeadHandOver
     private var failure: (any Error)?
     /// Whether the transfer is paused until its reader catches up (set here, cleared by the
     /// engine before it resumes the transfer).
@@ -80,6 +80,7 @@
       self.easy = easy
       self.url = request.url
       self.streams = streams
+      self.handOver = HeadHandOver(streams: streams)
       self.limit = request.maximumResponseSize
       self.waiting = waiting
       errorBuffer = .allocate(capacity: curlErrorSize)
@@ -194,12 +195,10 @@
         self.stop(self)
       }
       self.writer = writer
-      var head = HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)
-      if streams {
-        head.metrics = metrics()
-        waiting.resume(with: .success(head))
-      } else {
-        pendingHead = head
+      let head = HTTPResponse(status: status, headers: fields, url: url, bodyStream: stream)
+      if var now = handOver.arrived(head) {
+        now.metrics = metrics()
+        waiting.resume(with: .success(now))
       }
       // A body announced longer than the limit has already ended with the size error, which a
       // held head's reader gets from it.
@@ -212,10 +211,9 @@
 
     /// Hand out a buffered call's head, if it is still held.
     private func handOverHead() {
-      if var head = pendingHead {
-        pendingHead = nil
+      if var head = handOver.release() {
         // What is known now: everything, once the transfer has completed.
-        head.metrics = head.metrics ?? metrics()
+        head.metrics = metrics()
         waiting.resume(with: .success(head))
       }
     }
@@ -262,7 +260,6 @@
     /// The transfer ended with libcurl's `code`.
     func complete(code: Int32) {
       isComplete = true
-      pendingHead?.metrics = metrics()
       var error = failure
       if error == nil, code != 0 {
         let message = String(cString: errorBuffer)
@@ -284,7 +281,7 @@
         // it would cancel the transfer (and answer the caller) before the error is told.
         writer?.finish(throwing: error)
         waiting.resume(with: .failure(error))
-        pendingHead = nil
+        handOver.close()
         return
       }
       if let writer {
@@ -303,7 +300,7 @@
       let error = CancellationError()
       writer?.finish(throwing: error)
       waiting.resume(with: .failure(error))
-      pendingHead = nil
+      handOver.close()
     }
   }
 #endif

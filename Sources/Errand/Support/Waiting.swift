@@ -9,12 +9,16 @@ import Foundation
 /// is visible to the caller by an edge that ThreadSanitizer sees too, even when the answer comes
 /// before the caller has suspended.
 package final class Waiting: Sendable {
-  private struct State: Sendable {
-    var continuation: CheckedContinuation<Void, Never>?
-    var answer: Result<HTTPResponse, any Error>?
+  private enum State: Sendable {
+    /// Nobody has ended the wait; the caller's continuation, once it suspends.
+    case waiting(CheckedContinuation<Void, Never>?)
+    /// Ended: the answer, for the caller to take.
+    case answered(Result<HTTPResponse, any Error>)
+    /// The caller took the answer (and holds the only reference to its body).
+    case taken
   }
 
-  private let state = Locked(State())
+  private let state = Locked(State.waiting(nil))
 
   private init() {}
 
@@ -26,10 +30,14 @@ package final class Waiting: Sendable {
   package static func wait(_ start: (Waiting) -> Void) async throws -> HTTPResponse {
     let waiting = Waiting()
     await withCheckedContinuation { continuation in
-      waiting.state.withLock { $0.continuation = continuation }
+      waiting.state.withLock { $0 = .waiting(continuation) }
       start(waiting)
     }
-    let answer = waiting.state.withLock { $0.answer }
+    let answer = waiting.state.withLock { state -> Result<HTTPResponse, any Error>? in
+      guard case .answered(let answer) = state else { return nil }
+      state = .taken
+      return answer
+    }
     guard let answer else {
       preconditionFailure("a wait was resumed without its answer")
     }
@@ -40,14 +48,13 @@ package final class Waiting: Sendable {
   /// - Returns: Whether this call ended it.
   @discardableResult
   package func resume(with result: Result<HTTPResponse, any Error>) -> Bool {
-    let continuation = state.withLock { state -> CheckedContinuation<Void, Never>?? in
-      guard state.answer == nil else { return nil }
-      state.answer = result
-      defer { state.continuation = nil }
-      return .some(state.continuation)
+    let ended = state.withLock { state -> CheckedContinuation<Void, Never>?? in
+      guard case .waiting(let continuation) = state else { return nil }
+      state = .answered(result)
+      return .some(continuation)
     }
-    guard let continuation else { return false }
-    continuation?.resume()
+    guard let ended else { return false }
+    ended?.resume()
     return true
   }
 

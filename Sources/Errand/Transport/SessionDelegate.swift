@@ -9,35 +9,103 @@ import Foundation
 /// applies ``RedirectPolicy``, and answers authentication challenges so that a `401` comes back as
 /// a response. Session-level, because Linux ignores per-task delegates.
 ///
-/// `@unchecked Sendable` is safe: its only mutable state is inside a `Locked`, and each waiter is
-/// a ``Waiting``, which resumes its continuation exactly once whoever calls it first.
+/// Its one table of exchanges, by task, is a value behind one lock; each callback changes an
+/// exchange under it and answers the caller (or ends a body) after releasing it.
+///
+/// `@unchecked Sendable` is safe: its mutable state is the table inside a `Locked`, and each
+/// caller's wait is a ``Waiting``, which the first answer ends. It is not checked by the compiler
+/// only because `NSObject`, its superclass, is not `Sendable`.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   /// One task's exchange in progress.
   private struct Exchange {
-    /// Resumed with the head (or the failure before it); `nil` once resumed. Shared with the
-    /// transport, whose deadline and cancellation may resume it first.
-    var waiting: Waiting?
-    /// Whether the caller reads the body as it arrives; a buffered call's head is held until
-    /// its body ends or backs up (one wake-up of the caller for a short answer, not two).
-    var streams: Bool
-    /// A buffered call's head, held.
-    var pendingHead: HTTPResponse?
+    /// Where the exchange stands.
+    enum Phase {
+      /// Waiting for the head, holding a buffered call's head, or past the hand-over.
+      case exchanging(HeadHandOver)
+      /// A redirect was refused: the task's end ends the call with this error.
+      case refused(any Error)
+      /// A `307`/`308` within the origin: the transport sends the request again itself.
+      case resending(SameOriginResend)
+    }
+
+    /// Ended with the head (or the failure before it). Shared with the transport, whose
+    /// deadline and cancellation may end it first.
+    let waiting: Waiting
+    var phase: Phase
     /// The most bytes the body may have.
-    var limit: Int?
-    /// Where the body goes once the head has been handed out.
-    var writer: HTTPBody.Writer?
+    let limit: Int?
     /// Who hears about the request body being sent.
-    var progress: (@Sendable (TransferProgress) -> Void)?
+    let progress: (@Sendable (TransferProgress) -> Void)?
     /// Which headers stay behind when a redirect leaves the origin.
-    var redaction: Redaction = .default
+    let redaction: Redaction
+    /// Where the call's redirects are told, when its client has listeners.
+    let events: CallEventSink?
+    /// Where the body goes once the head has arrived.
+    var writer: HTTPBody.Writer?
     /// What is known of the transfer for its metrics.
     var observed = ObservedTransfer()
-    /// Where the call's redirects are told, when its client has listeners.
-    var events: CallEventSink?
+
+    /// The redirect this exchange stopped at (refused, or to be resent), which ends it.
+    var redirectStop: (any Error)? {
+      switch phase {
+      case .refused(let error): error
+      case .resending(let resend): resend
+      case .exchanging: nil
+      }
+    }
+
+    /// Whether the caller still waits for the head.
+    var callerWaits: Bool {
+      if case .exchanging(let handOver) = phase { handOver.callerWaits } else { true }
+    }
+
+    /// The head arrived, its body to follow through `writer`.
+    /// - Returns: The head to hand over now (a streamed call's), with what is known of it.
+    mutating func headArrived(_ head: HTTPResponse, writer: HTTPBody.Writer) -> HTTPResponse? {
+      guard case .exchanging(var handOver) = phase, handOver.callerWaits else { return nil }
+      self.writer = writer
+      observed.headArrived()
+      let now = handOver.arrived(head)
+      phase = .exchanging(handOver)
+      return now.map { head in
+        var head = head
+        head.metrics = observed.metrics(ended: false)
+        return head
+      }
+    }
+
+    /// The body backs up or stopped itself.
+    /// - Returns: The held head, to hand over now (its body still arriving), if it is held.
+    mutating func releaseHead() -> HTTPResponse? {
+      guard case .exchanging(var handOver) = phase, var head = handOver.release() else {
+        return nil
+      }
+      phase = .exchanging(handOver)
+      head.metrics = observed.metrics(ended: false)
+      return head
+    }
+
+    /// End the exchange, taken out of the table: the body first, then the caller's wait (with
+    /// the held head, when there is one, its metrics complete). A redirect the exchange stopped
+    /// at ends it with its refusal, whatever else the task reports.
+    func end(with outcome: Result<HTTPResponse, any Error>, sent: Int64?) {
+      switch redirectStop.map({ .failure($0) }) ?? outcome {
+      case .failure(let error):
+        // A network failure carries what was known of the transfer (APIError.metrics).
+        let error = observed.metrics(ended: false, sent: sent).attached(to: error)
+        writer?.finish(throwing: error)
+        waiting.resume(throwing: error)
+      case .success(let response):
+        writer?.finish()
+        guard case .exchanging(var handOver) = phase, handOver.callerWaits else { return }
+        var head = handOver.release() ?? response
+        head.metrics = observed.metrics(ended: true, sent: sent)
+        waiting.resume(returning: head)
+      }
+    }
   }
 
   private let exchanges = Locked<[Int: Exchange]>([:])
-  private let refused = Locked<[Int: any Error & Sendable]>([:])
   /// Hosts that may receive credentials when a redirect leads to them from another origin.
   private let trustedRedirectHosts: Set<String>
 
@@ -45,27 +113,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
   }
 
-  /// Start a task's exchange; `waiting` is resumed with the head, its body to follow (at once
+  /// Start a task's exchange; `waiting` is ended with the head, its body to follow (at once
   /// when `streams`, else once the body has ended or backs up).
   func register(
     _ task: URLSessionTask, waiting: Waiting, streams: Bool, limit: Int? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil, redaction: Redaction = .default,
     events: CallEventSink? = nil
   ) {
-    exchanges.withLock {
-      $0[task.taskIdentifier] = Exchange(
-        waiting: waiting, streams: streams, limit: limit, progress: progress,
-        redaction: redaction, events: events)
-    }
+    let exchange = Exchange(
+      waiting: waiting, phase: .exchanging(HeadHandOver(streams: streams)), limit: limit,
+      progress: progress, redaction: redaction, events: events)
+    exchanges.withLock { $0[task.taskIdentifier] = exchange }
   }
 
   /// End a task's exchange with `error` if its caller still waits for the head.
   /// - Returns: Whether the caller was waiting.
   func abandon(_ taskIdentifier: Int, with error: any Error) -> Bool {
     let waiting = exchanges.withLock { exchanges -> Waiting? in
-      guard let waiting = exchanges[taskIdentifier]?.waiting else { return nil }
+      guard let exchange = exchanges[taskIdentifier], exchange.callerWaits else { return nil }
       exchanges[taskIdentifier] = nil
-      return waiting
+      return exchange.waiting
     }
     waiting?.resume(throwing: error)
     return waiting != nil
@@ -82,27 +149,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         expectedBytes: totalBytesExpectedToSend > 0 ? Int(totalBytesExpectedToSend) : nil))
   }
 
-  /// End an exchange with an outcome, if it has not ended yet: end the body, and resume whoever
-  /// still waits for the head (with the held head, when there is one, its metrics complete).
+  /// End an exchange with an outcome, if it has not ended yet.
   private func finish(
     _ taskIdentifier: Int, with outcome: Result<HTTPResponse, any Error>, sent: Int64? = nil
   ) {
-    guard let exchange = exchanges.withLock({ $0.removeValue(forKey: taskIdentifier) }) else {
-      return
-    }
-    switch outcome {
-    case .failure(let error):
-      // A network failure carries what was known of the transfer (APIError.metrics).
-      let error = exchange.observed.metrics(ended: false, sent: sent).attached(to: error)
-      exchange.writer?.finish(throwing: error)
-      exchange.waiting?.resume(throwing: error)
-    case .success(let response):
-      exchange.writer?.finish()
-      guard let waiting = exchange.waiting else { return }
-      var head = exchange.pendingHead ?? response
-      head.metrics = exchange.observed.metrics(ended: true, sent: sent)
-      waiting.resume(returning: head)
-    }
+    exchanges.withLock { $0.removeValue(forKey: taskIdentifier) }?.end(with: outcome, sent: sent)
   }
 
   func urlSession(
@@ -117,7 +168,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
   ) {
     let id = dataTask.taskIdentifier
-    if let refusal = refused.withLock({ $0.removeValue(forKey: id) }) {
+    if let refusal = exchanges.withLock({ $0[id]?.redirectStop }) {
       // A redirect this delegate refused arrives as the final answer: end with the refusal, not
       // with a head that would read as an unacceptable status.
       finish(id, with: .failure(refusal))
@@ -146,20 +197,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
     var head = HTTPResponse(http, body: Data())
     head.bodyStream = body
-    let waiting: Waiting? = exchanges.withLock { exchanges in
-      guard exchanges[id]?.waiting != nil else { return nil }
-      exchanges[id]?.writer = writer
-      exchanges[id]?.observed.headArrived()
-      guard exchanges[id]?.streams == true else {
-        // Its metrics are read when it is handed over.
-        exchanges[id]?.pendingHead = head
-        return nil
-      }
-      head.metrics = exchanges[id]?.observed.metrics(ended: false)
-      defer { exchanges[id]?.waiting = nil }
-      return exchanges[id]?.waiting
+    let answer = exchanges.withLock { exchanges in
+      exchanges[id]?.headArrived(head, writer: writer).map { ($0, exchanges[id]?.waiting) }
     }
-    waiting?.resume(returning: head)
+    if let (head, waiting) = answer {
+      waiting?.resume(returning: head)
+    }
     // A body announced longer than the limit has already ended with the size error, which a
     // held head's reader gets from it.
     if writer.isStopped {
@@ -193,28 +236,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
   /// Resume the caller of a buffered call with its held head, if it is still held.
   private func handOverHead(of id: Int) {
-    let held = exchanges.withLock { exchanges -> (Waiting, HTTPResponse)? in
-      guard let waiting = exchanges[id]?.waiting, var head = exchanges[id]?.pendingHead
-      else { return nil }
-      exchanges[id]?.waiting = nil
-      exchanges[id]?.pendingHead = nil
-      // What is known now: the body is still arriving.
-      head.metrics = exchanges[id]?.observed.metrics(ended: false)
-      return (waiting, head)
+    let held = exchanges.withLock { exchanges in
+      exchanges[id]?.releaseHead().map { ($0, exchanges[id]?.waiting) }
     }
-    if let (waiting, head) = held {
-      waiting.resume(returning: head)
+    if let (head, waiting) = held {
+      waiting?.resume(returning: head)
     }
   }
 
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
   ) {
-    let refusal = refused.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+    // A redirect the exchange stopped at ends it with its refusal (`Exchange.end`), whatever
+    // the task reports.
     let outcome: Result<HTTPResponse, any Error>
-    if let refusal {
-      outcome = .failure(refusal)
-    } else if let error {
+    if let error {
       outcome = .failure(URLSessionTransport.clarify(error))
     } else if let response = task.response as? HTTPURLResponse {
       outcome = .success(HTTPResponse(response, body: Data()))
@@ -250,19 +286,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
       completionHandler(next)
     case .refuse(let error):
       events?.post(.redirectRefused(reason: error.localizedDescription))
-      refused.withLock { $0[task.taskIdentifier] = error }
+      exchanges.withLock { $0[task.taskIdentifier]?.phase = .refused(error) }
       completionHandler(nil)
     case .resend(let location):
       if let events {
         events.post(
           .redirectFollowed(status: response.statusCode, location: events.redacted(location)))
       }
-      let hops = exchanges.withLock { exchanges in
-        exchanges[task.taskIdentifier]?.observed.redirected()
-        return exchanges[task.taskIdentifier]?.observed.hops ?? []
-      }
-      refused.withLock {
-        $0[task.taskIdentifier] = SameOriginResend(location: location, hops: hops)
+      exchanges.withLock { exchanges in
+        guard var exchange = exchanges[task.taskIdentifier] else { return }
+        exchange.observed.redirected()
+        exchange.phase = .resending(
+          SameOriginResend(location: location, hops: exchange.observed.hops))
+        exchanges[task.taskIdentifier] = exchange
       }
       completionHandler(nil)
     }

@@ -67,17 +67,17 @@ import Testing
       HTTPURLResponse(
         url: url("https://api.example.com/a"), statusCode: 302, httpVersion: "HTTP/1.1",
         headerFields: ["Location": "http://api.example.com/b"]))
-    let next = await withCheckedContinuation { continuation in
-      delegate.urlSession(
-        session, task: task, willPerformHTTPRedirection: response,
-        newRequest: proposed("http://api.example.com/b")
-      ) { continuation.resume(returning: $0) }
-    }
-    #expect(next == nil)
-    // The task then completes without an error of its own; the exchange ends with the refusal.
+    // As URLSessionTransport does: the exchange is registered before the task starts; the
+    // delegate then refuses the redirect, and the task completes without an error of its own.
     let refused = try await #require(throws: RefusedRedirectError.self) {
       try await Waiting.wait { waiting in
         delegate.register(task, waiting: waiting, streams: false)
+        let next = Locked<URLRequest?>(URLRequest(url: url("http://unset.example")))
+        delegate.urlSession(
+          session, task: task, willPerformHTTPRedirection: response,
+          newRequest: proposed("http://api.example.com/b")
+        ) { request in next.withLock { $0 = request } }
+        #expect(next.withLock { $0 } == nil)
         delegate.urlSession(session, task: task, didCompleteWithError: nil)
       }
     }

@@ -8,9 +8,9 @@ import Foundation
 /// A value the transport keeps with its exchange, changed where the transport changes the rest
 /// of it (libcurl's thread, or under the session delegate's lock); the head it returns is
 /// handed over by the caller of each method, after any lock is released.
-package struct HeadHandOver {
+package struct HeadHandOver: Sendable {
   /// Where the exchange stands.
-  package enum Phase {
+  package enum Phase: Sendable {
     /// No head yet: the caller waits.
     case waiting
     /// A buffered call's head, held until its body ends or backs up.

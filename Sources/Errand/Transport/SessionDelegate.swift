@@ -10,16 +10,13 @@ import Foundation
 /// a response. Session-level, because Linux ignores per-task delegates.
 ///
 /// Its one table of exchanges, by task, is a value behind one lock; each callback changes an
-/// exchange under it and answers the caller (or ends a body) after releasing it.
-///
-/// `@unchecked Sendable` is safe: its mutable state is the table inside a `Locked`, and each
-/// caller's wait is a ``Waiting``, which the first answer ends. It is not checked by the compiler
-/// only because `NSObject`, its superclass, is not `Sendable`.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// exchange under it and answers the caller (or ends a body) after releasing it. `Sendable` as
+/// the compiler checks it: its stored properties are constants, the table a `Locked` value.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   /// One task's exchange in progress.
-  private struct Exchange {
+  private struct Exchange: Sendable {
     /// Where the exchange stands.
-    enum Phase {
+    enum Phase: Sendable {
       /// Waiting for the head, holding a buffered call's head, or past the hand-over.
       case exchanging(HeadHandOver)
       /// A redirect was refused: the task's end ends the call with this error.

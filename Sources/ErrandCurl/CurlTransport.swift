@@ -33,9 +33,6 @@
     private let trustedRedirectHosts: Set<String>
     private let certificateAuthorities: String?
 
-    /// How many redirects one request follows, as URLSession does.
-    private static let maximumRedirects = 16
-
     /// Create a transport with its own libcurl thread and connection pool.
     /// - Parameters:
     ///   - maximumConnectionsPerHost: How many connections to one host at once; more requests
@@ -73,7 +70,7 @@
     ///   `APIError.invalidRequest` before anything is sent for a request (or a redirect) that
     ///   fails `HTTPRequest.validate()`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-      try await exchange(request, streams: false, deadline: nil, progress: nil)
+      try await exchange(request, Exchange())
         .settlingBody(limit: request.maximumResponseSize, streams: false, deadline: nil)
     }
 
@@ -83,33 +80,31 @@
     /// - Returns: The head of the response, with its body stream.
     /// - Throws: What ``send(_:)`` throws before the head arrives.
     public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-      try await exchange(request, streams: true, deadline: nil, progress: nil)
+      try await exchange(request, Exchange(streams: true))
         .settlingBody(limit: request.maximumResponseSize, streams: true, deadline: nil)
     }
 
     /// Send a request, following redirects by Errand's rules, and return at the final
-    /// response's head, its body following in `bodyStream`; end the wait itself at `deadline`
-    /// (with `APIError.timedOut`) or when the calling task is cancelled.
+    /// response's head, its body following in `bodyStream`; end the wait itself at the
+    /// exchange's deadline (with `APIError.timedOut`) or when the calling task is cancelled.
     /// - Parameters:
     ///   - request: The request to send.
-    ///   - streams: Whether the caller reads the body as it arrives (in larger pieces) or
-    ///     collects it.
-    ///   - deadline: When to give up; `nil` for never.
-    ///   - progress: Who hears about the request body being sent, for this exchange only.
+    ///   - exchange: Whether the caller reads the body as it arrives (in larger pieces) or
+    ///     collects it, the call's deadline, who hears about the request body being sent and
+    ///     about the redirects followed.
     /// - Returns: The response, whatever its status.
-    /// - Throws: What ``send(_:)`` throws, or `APIError.timedOut`.
-    @_spi(Transports) public func exchange(
-      _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
-      progress: (@Sendable (TransferProgress) -> Void)?
-    ) async throws -> HTTPResponse {
+    /// - Throws: What ``send(_:)`` throws, `APIError.timedOut` or `CancellationError`.
+    public func exchange(_ request: HTTPRequest, _ exchange: Exchange) async throws
+      -> HTTPResponse
+    {
       let engine = try engine.get()
-      let uploadProgress = progress.map(Self.forwardOnly)
+      // No observer, no progress callback: libcurl then skips the work for every transfer.
+      let uploadProgress = exchange.progress.map(Self.forwardOnly)
       return try await RedirectPolicy.following(
-        request, trustedHosts: trustedRedirectHosts, maximum: Self.maximumRedirects
+        request, exchange, trustedHosts: trustedRedirectHosts,
+        maximum: RedirectPolicy.maximumRedirects
       ) { current in
-        try await perform(
-          current, streams: streams, deadline: deadline, uploadProgress: uploadProgress,
-          on: engine)
+        try await perform(current, exchange, uploadProgress: uploadProgress, on: engine)
       }
     }
 
@@ -134,7 +129,7 @@
 
     /// One transfer, without following redirects.
     private func perform(
-      _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
+      _ request: HTTPRequest, _ exchange: Exchange,
       uploadProgress: (@Sendable (TransferProgress) -> Void)?, on engine: CurlEngine
     ) async throws -> HTTPResponse {
       try request.validate()
@@ -146,14 +141,14 @@
           engine.remove(transfer)
         }
       }
-      let disarm = deadline?.whenExpired { abandon(APIError.timedOut) }
-      defer { disarm?() }
+      let disarm = exchange.whenDeadlinePasses { abandon(APIError.timedOut) }
+      defer { disarm() }
       return try await withTaskCancellationHandler {
         try await Waiting.wait { waiting in
           let transfer: CurlTransfer
           do {
             transfer = try CurlTransfer(
-              request, handle: engine.makeHandle(), streams: streams,
+              request, handle: engine.makeHandle(), streams: exchange.streams,
               certificateAuthorities: certificateAuthorities,
               uploadProgress: uploadProgress, waiting: waiting,
               stop: { engine.remove($0) }, proceed: { engine.resume($0) })
@@ -187,6 +182,6 @@
     public var errorDescription: String? { description }
   }
 
-  /// Sends from one thread of its own, whose state only it touches.
-  @_spi(Transports) extension CurlTransport: DeadlineEnforcingTransport {}
+  /// Sends from one thread of its own, whose state only it touches, ending its own waits.
+  extension CurlTransport: ExchangeTransport {}
 #endif

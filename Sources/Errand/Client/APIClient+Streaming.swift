@@ -31,7 +31,8 @@ extension APIClient {
       let request = try makeRequest(for: endpoint)
       events?.requestBuilt(request)
       var response = try await run(
-        request, for: endpoint, call: CallOptions(streams: true, events: events)
+        request, for: endpoint,
+        as: Exchange(streams: true, deadline: nil, progress: nil, events: events)
       ).streamingBody()
       let body = response.bodyStream ?? HTTPBody(Data())
       response.bodyStream = nil

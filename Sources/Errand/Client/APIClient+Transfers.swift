@@ -17,7 +17,7 @@ extension APIClient {
   public nonisolated func send<Value>(
     _ endpoint: Endpoint<Value>, progress: @escaping @Sendable (TransferProgress) -> Void
   ) async throws -> Value {
-    try await response(for: endpoint, call: CallOptions(progress: progress)).value
+    try await response(for: endpoint, as: Exchange(uploadProgress: progress)).value
   }
 
   /// Download an endpoint's response body to a file, as it arrives: memory stays flat whatever

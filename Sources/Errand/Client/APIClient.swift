@@ -19,8 +19,9 @@ public actor APIClient {
   public nonisolated let configuration: Configuration
   /// The base URL split once, for building request URLs; `nil` when it has no scheme or host.
   nonisolated let baseParts: BaseURLParts?
-  /// The transport, when it enforces deadlines itself: called directly, without a racing task.
-  nonisolated let deadlineEnforcingTransport: (any DeadlineEnforcingTransport)?
+  /// The transport, when it takes each request with its exchange (and so enforces deadlines
+  /// itself): called directly, without a racing task.
+  nonisolated let exchangeTransport: (any ExchangeTransport)?
   /// One per listener in the configuration, each delivering on a queue of its own.
   nonisolated let eventDispatchers: [EventDispatcher]
 
@@ -35,7 +36,7 @@ public actor APIClient {
     self.baseURL = baseURL
     self.baseParts = BaseURLParts(baseURL)
     self.transport = transport
-    self.deadlineEnforcingTransport = transport as? any DeadlineEnforcingTransport
+    self.exchangeTransport = transport as? any ExchangeTransport
     self.configuration = configuration
     self.eventDispatchers = configuration.eventListeners.map(EventDispatcher.init)
   }
@@ -68,16 +69,17 @@ public actor APIClient {
   public nonisolated func response<Value>(for endpoint: Endpoint<Value>) async throws -> Response<
     Value
   > {
-    try await response(for: endpoint, call: CallOptions())
+    try await response(for: endpoint, as: Exchange())
   }
 
-  /// ``response(for:)``, made as `call` says.
-  nonisolated func response<Value>(for endpoint: Endpoint<Value>, call: CallOptions) async throws
+  /// ``response(for:)``, made as `exchange` says.
+  nonisolated func response<Value>(for endpoint: Endpoint<Value>, as exchange: Exchange)
+    async throws
     -> Response<Value>
   {
     guard let events = beginEvents(for: endpoint) else {
       let request = try makeRequest(for: endpoint)
-      let response = try await run(request, for: endpoint, call: call)
+      let response = try await run(request, for: endpoint, as: exchange)
       try validate(response, for: endpoint)
       return Response(
         value: try decode(response, for: endpoint), response: response, request: request)
@@ -85,9 +87,9 @@ public actor APIClient {
     do {
       let request = try makeRequest(for: endpoint)
       events.requestBuilt(request)
-      var call = call
-      call.events = events
-      let response = try await run(request, for: endpoint, call: call)
+      var exchange = exchange
+      exchange.events = events
+      let response = try await run(request, for: endpoint, as: exchange)
       try validate(response, for: endpoint)
       let value = try decode(response, for: endpoint)
       events.ended(response)

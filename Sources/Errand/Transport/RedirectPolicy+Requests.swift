@@ -65,9 +65,10 @@ extension RedirectPolicy {
   /// Send `request` with `send`, following redirects by this policy up to `maximum` times, for
   /// transports that follow redirects themselves: each hop's metrics go into the final
   /// response's ``TransferMetrics/redirects``, and each redirect followed or refused is told to
-  /// the call's listeners.
+  /// the call's listeners through `exchange`.
   /// - Parameters:
   ///   - request: The request.
+  ///   - exchange: The call's exchange, told of each redirect.
   ///   - trustedHosts: Hosts that may receive credentials and bodies across origins.
   ///   - maximum: The most redirects followed.
   ///   - send: Sends one request, without following redirects.
@@ -75,7 +76,7 @@ extension RedirectPolicy {
   /// - Throws: What `send` throws, ``RefusedRedirectError``, or
   ///   `URLError(.httpTooManyRedirects)`.
   package static func following(
-    _ request: HTTPRequest, trustedHosts: Set<String>, maximum: Int,
+    _ request: HTTPRequest, _ exchange: Exchange, trustedHosts: Set<String>, maximum: Int,
     send: (HTTPRequest) async throws -> HTTPResponse
   ) async throws -> HTTPResponse {
     var current = request
@@ -91,18 +92,14 @@ extension RedirectPolicy {
       else { return response }
       // Its body, if any is still coming, is not read.
       response.bodyStream?.cancel()
-      let events = RequestContext.current?.events
       do {
         current = try self.request(
           following: current, to: location, status: response.status, trustedHosts: trustedHosts)
       } catch let refusal as RefusedRedirectError {
-        events?.post(.redirectRefused(reason: refusal.localizedDescription))
+        exchange.redirectRefused(refusal)
         throw refusal
       }
-      if let events {
-        events.post(
-          .redirectFollowed(status: response.status, location: events.redacted(current.url)))
-      }
+      exchange.redirectFollowed(status: response.status, location: current.url)
       var hop = response.metrics ?? TransferMetrics()
       hop.redirects = []
       hops.append(hop)

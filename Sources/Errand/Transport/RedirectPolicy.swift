@@ -24,6 +24,10 @@ package enum RedirectPolicy {
   /// The statuses whose `Location` is followed.
   package static let followedStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
+  /// How many redirects one request follows, as URLSession does: every transport of the
+  /// package (and a stub that follows redirects) stops at the same number.
+  package static let maximumRedirects = 16
+
   /// Whether a redirect turns the request into a `GET` without a body, as browsers and URLSession
   /// do: a `303`, and a `301` or `302` after a `POST`.
   package static func becomesGet(status: Int, method: String) -> Bool {

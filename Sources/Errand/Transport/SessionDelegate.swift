@@ -14,7 +14,7 @@ import Foundation
 /// the compiler checks it: its stored properties are constants, the table a `Locked` value.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   /// One task's exchange in progress.
-  private struct Exchange: Sendable {
+  private struct TaskExchange: Sendable {
     /// Where the exchange stands.
     enum Phase: Sendable {
       /// Waiting for the head, holding a buffered call's head, or past the hand-over.
@@ -31,12 +31,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     var phase: Phase
     /// The most bytes the body may have.
     let limit: Int?
-    /// Who hears about the request body being sent.
-    let progress: (@Sendable (TransferProgress) -> Void)?
+    /// What the call asks of the exchange: who hears about the request body being sent and
+    /// about the redirects followed.
+    let call: Exchange
     /// Which headers stay behind when a redirect leaves the origin.
     let redaction: Redaction
-    /// Where the call's redirects are told, when its client has listeners.
-    let events: CallEventSink?
     /// Where the body goes once the head has arrived.
     var writer: HTTPBody.Writer?
     /// What is known of the transfer for its metrics.
@@ -102,7 +101,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
   }
 
-  private let exchanges = Locked<[Int: Exchange]>([:])
+  private let exchanges = Locked<[Int: TaskExchange]>([:])
   /// Hosts that may receive credentials when a redirect leads to them from another origin.
   private let trustedRedirectHosts: Set<String>
 
@@ -113,13 +112,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   /// Start a task's exchange; `waiting` is ended with the head, its body to follow (at once
   /// when `streams`, else once the body has ended or backs up).
   func register(
-    _ task: URLSessionTask, waiting: Waiting, streams: Bool, limit: Int? = nil,
-    progress: (@Sendable (TransferProgress) -> Void)? = nil, redaction: Redaction = .default,
-    events: CallEventSink? = nil
+    _ task: URLSessionTask, waiting: Waiting, exchange call: Exchange, limit: Int? = nil,
+    redaction: Redaction = .default
   ) {
-    let exchange = Exchange(
-      waiting: waiting, phase: .exchanging(HeadHandOver(streams: streams)), limit: limit,
-      progress: progress, redaction: redaction, events: events)
+    let exchange = TaskExchange(
+      waiting: waiting, phase: .exchanging(HeadHandOver(streams: call.streams)), limit: limit,
+      call: call, redaction: redaction)
     exchanges.withLock { $0[task.taskIdentifier] = exchange }
   }
 
@@ -139,8 +137,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
     totalBytesSent: Int64, totalBytesExpectedToSend: Int64
   ) {
-    guard let progress = exchanges.withLock({ $0[task.taskIdentifier]?.progress }) else { return }
-    progress(
+    guard let call = exchanges.withLock({ $0[task.taskIdentifier]?.call }) else { return }
+    call.reportUploadProgress(
       TransferProgress(
         completedBytes: Int(totalBytesSent),
         expectedBytes: totalBytesExpectedToSend > 0 ? Int(totalBytesExpectedToSend) : nil))
@@ -266,8 +264,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let hasBody =
       task is URLSessionUploadTask || original?.httpBodyStream != nil
       || !(original?.httpBody?.isEmpty ?? true)
-    let (redaction, events) = exchanges.withLock {
-      ($0[task.taskIdentifier]?.redaction ?? .default, $0[task.taskIdentifier]?.events)
+    let (redaction, call) = exchanges.withLock {
+      ($0[task.taskIdentifier]?.redaction ?? .default, $0[task.taskIdentifier]?.call)
     }
     let decision = RedirectPolicy.decide(
       from: response.url ?? task.currentRequest?.url, proposed: request,
@@ -277,19 +275,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     switch decision {
     case .follow(let next):
       exchanges.withLock { $0[task.taskIdentifier]?.observed.redirected() }
-      if let events, let url = next.url {
-        events.post(.redirectFollowed(status: response.statusCode, location: events.redacted(url)))
+      if let url = next.url {
+        call?.redirectFollowed(status: response.statusCode, location: url)
       }
       completionHandler(next)
     case .refuse(let error):
-      events?.post(.redirectRefused(reason: error.localizedDescription))
+      call?.redirectRefused(error)
       exchanges.withLock { $0[task.taskIdentifier]?.phase = .refused(error) }
       completionHandler(nil)
     case .resend(let location):
-      if let events {
-        events.post(
-          .redirectFollowed(status: response.statusCode, location: events.redacted(location)))
-      }
+      call?.redirectFollowed(status: response.statusCode, location: location)
       exchanges.withLock { exchanges in
         guard var exchange = exchanges[task.taskIdentifier] else { return }
         exchange.observed.redirected()

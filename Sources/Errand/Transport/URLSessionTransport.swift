@@ -118,7 +118,7 @@ public final class URLSessionTransport: Transport {
   ///   `CancellationError` as soon as the calling task is cancelled; ``APIError/invalidRequest(_:)``
   ///   before anything is sent for a request that fails ``HTTPRequest/validate()``.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await exchange(request, streams: false, deadline: nil, progress: nil)
+    try await exchange(request, Exchange())
       .settlingBody(limit: request.maximumResponseSize, streams: false, deadline: nil)
   }
 
@@ -133,48 +133,39 @@ public final class URLSessionTransport: Transport {
   /// - Returns: The head of the response, with its body stream.
   /// - Throws: What ``send(_:)`` throws before the head arrives.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await exchange(request, streams: true, deadline: nil, progress: nil)
+    try await exchange(request, Exchange(streams: true))
       .settlingBody(limit: request.maximumResponseSize, streams: true, deadline: nil)
   }
 
   /// Send a request and return at the response's head, its body following in
-  /// ``HTTPResponse/bodyStream``, ending the wait itself at `deadline` (with
+  /// ``HTTPResponse/bodyStream``, ending the wait itself at the exchange's deadline (with
   /// ``APIError/timedOut``) or when the calling task is cancelled, at once, while the task is
   /// cancelled in the background.
   /// - Parameters:
   ///   - request: The request to send.
-  ///   - streams: Whether the caller reads the body as it arrives (paced on Linux) or collects
-  ///     it.
-  ///   - deadline: When to give up; `nil` for never.
-  ///   - progress: Who hears about the request body being sent, for this exchange only.
+  ///   - exchange: Whether the caller reads the body as it arrives (paced on Linux) or collects
+  ///     it, the call's deadline, who hears about the request body being sent and about the
+  ///     redirects followed.
   /// - Returns: The response, whatever its status.
   /// - Throws: What ``send(_:)`` throws, ``APIError/timedOut`` or `CancellationError`.
-  @_spi(Transports) public func exchange(
-    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
-    progress: (@Sendable (TransferProgress) -> Void)?
-  ) async throws -> HTTPResponse {
+  public func exchange(_ request: HTTPRequest, _ exchange: Exchange) async throws -> HTTPResponse {
     let running = Locked(RunningTask())
-    let delegate = streams ? streamingDelegate : delegate
-    let disarm = deadline?.whenExpired {
+    let delegate = exchange.streams ? streamingDelegate : delegate
+    let disarm = exchange.whenDeadlinePasses {
       URLSessionTransport.abandon(running, with: APIError.timedOut, delegate: delegate)
     }
-    defer { disarm?() }
-    return try await start(
-      request, streams: streams, running: running, enforcesDeadline: deadline != nil,
-      progress: progress)
+    defer { disarm() }
+    return try await start(request, exchange, running: running)
   }
 
   private func start(
-    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>, enforcesDeadline: Bool,
-    progress: (@Sendable (TransferProgress) -> Void)?
+    _ request: HTTPRequest, _ exchange: Exchange, running: Locked<RunningTask>
   ) async throws -> HTTPResponse {
     var request = request
     var hops: [TransferMetrics] = []
     for _ in 0..<Self.maximumResends {
       do {
-        var response = try await attempt(
-          request, streams: streams, running: running, enforcesDeadline: enforcesDeadline,
-          progress: progress)
+        var response = try await attempt(request, exchange, running: running)
         response.metrics?.redirects.insert(contentsOf: hops, at: 0)
         return response
       } catch let resend as SameOriginResend {
@@ -188,23 +179,22 @@ public final class URLSessionTransport: Transport {
   /// How many times a request is sent again, with its body, after `307`/`308` redirects within
   /// its origin (URLSession on Linux would repeat it without its body): as many as the redirects
   /// URLSession follows in one task.
-  private static let maximumResends = 16
+  private static let maximumResends = RedirectPolicy.maximumRedirects
 
   /// Send the request once. `running` is shared with the deadline and the cancellation handler:
   /// whichever ends the wait first resumes the continuation, exactly once.
   private func attempt(
-    _ request: HTTPRequest, streams: Bool, running: Locked<RunningTask>, enforcesDeadline: Bool,
-    progress: (@Sendable (TransferProgress) -> Void)?
+    _ request: HTTPRequest, _ exchange: Exchange, running: Locked<RunningTask>
   ) async throws -> HTTPResponse {
     try request.validate()
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {
       urlRequest.timeoutInterval = Double(
-        RequestDeadline.backstopSeconds(for: timeout, enforcedByTransport: enforcesDeadline))
+        RequestDeadline.backstopSeconds(
+          for: timeout, enforcedByTransport: exchange.deadline != nil))
     }
     let (session, delegate) =
-      streams ? (streamingSession, streamingDelegate) : (self.session, self.delegate)
-    let events = RequestContext.current?.events
+      exchange.streams ? (streamingSession, streamingDelegate) : (self.session, self.delegate)
     return try await withTaskCancellationHandler {
       try await Waiting.wait { waiting in
         // Shared with the deadline and the cancellation handler before anything else happens,
@@ -230,8 +220,8 @@ public final class URLSessionTransport: Transport {
               task = session.dataTask(with: urlRequest)
             }
             delegate.register(
-              task, waiting: waiting, streams: streams, limit: request.maximumResponseSize,
-              progress: progress, redaction: request.redaction, events: events)
+              task, waiting: waiting, exchange: exchange, limit: request.maximumResponseSize,
+              redaction: request.redaction)
           } else {
             let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
               data, response, error in
@@ -270,4 +260,4 @@ public final class URLSessionTransport: Transport {
 }
 
 /// Ends its own waits at the client's deadline, so the client calls it without a racing task.
-@_spi(Transports) extension URLSessionTransport: DeadlineEnforcingTransport {}
+extension URLSessionTransport: ExchangeTransport {}

@@ -12,7 +12,7 @@ extension StubTransport {
   ///   answer waits, or ``UnmatchedRequest``; `APIError.invalidRequest` for a request that fails
   ///   `HTTPRequest.validate()`, as Errand's own transports do.
   public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await exchange(request, streams: false, deadline: nil, progress: nil)
+    try await exchange(request, Exchange())
       .settlingBody(limit: request.maximumResponseSize, streams: false, deadline: nil)
   }
 
@@ -24,39 +24,41 @@ extension StubTransport {
   /// - Returns: The head, with its body in `bodyStream`.
   /// - Throws: What ``send(_:)`` throws before the head.
   public nonisolated func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await exchange(request, streams: true, deadline: nil, progress: nil)
+    try await exchange(request, Exchange(streams: true))
       .settlingBody(limit: request.maximumResponseSize, streams: true, deadline: nil)
   }
 
   /// Answer as ``send(_:)`` or ``stream(_:)`` do, returning at the head (a chunked answer's
-  /// body follows on the stub's clock), within `deadline`: an answer with nothing to wait for
-  /// comes back at once; one with delays or handlers is worked out in one task raced against the
-  /// deadline and the caller's cancellation; the upstream gets the deadline. A stub created with
-  /// `followsRedirects` answers each redirect's `Location` in turn, as Errand's transports do.
+  /// body follows on the stub's clock), within the exchange's deadline: an answer with nothing to
+  /// wait for comes back at once; one with delays or handlers is worked out in one task raced
+  /// against the deadline and the caller's cancellation; the upstream gets the exchange. A stub
+  /// created with `followsRedirects` answers each redirect's `Location` in turn, as Errand's
+  /// transports do, and tells the call's listeners. A stub that answers with samples answers
+  /// with the exchange's ``Exchange/sample``.
   /// - Parameters:
   ///   - request: The request.
-  ///   - streams: Whether the caller reads the body as it arrives; passed on to the upstream.
-  ///   - deadline: When to give up; `nil` for never.
-  ///   - progress: Who hears about the request body being sent, for this exchange only.
+  ///   - exchange: Whether the caller reads the body as it arrives, the call's deadline, who
+  ///     hears about the request body being sent, and the endpoint's sample.
   /// - Returns: The answer, or its head.
   /// - Throws: What ``send(_:)`` throws, `APIError.timedOut` or `CancellationError`.
-  @_spi(Transports) public nonisolated func exchange(
-    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
-    progress: (@Sendable (TransferProgress) -> Void)?
+  public nonisolated func exchange(
+    _ request: HTTPRequest, _ exchange: Exchange
   ) async throws -> HTTPResponse {
     guard followsRedirects else {
-      return try await answer(request, streams: streams, deadline: deadline, progress: progress)
+      return try await answer(request, exchange)
     }
-    return try await RedirectPolicy.following(request, trustedHosts: [], maximum: 16) {
-      try await answer($0, streams: streams, deadline: deadline, progress: progress)
+    return try await RedirectPolicy.following(
+      request, exchange, trustedHosts: [], maximum: RedirectPolicy.maximumRedirects
+    ) {
+      try await answer($0, exchange)
     }
   }
 
   /// Answer one request, without following a redirect.
   private nonisolated func answer(
-    _ request: HTTPRequest, streams: Bool, deadline: RequestDeadline?,
-    progress: (@Sendable (TransferProgress) -> Void)?
+    _ request: HTTPRequest, _ exchange: Exchange
   ) async throws -> HTTPResponse {
+    let deadline = exchange.deadline
     if deadline != nil {
       // As a raced call would: a caller cancelled before it starts gets no answer.
       try Task.checkCancellation()
@@ -64,11 +66,12 @@ extension StubTransport {
     // As Errand's own transports do: a request that could not go on the wire never gets an answer.
     try request.validate()
     let request = try request.readingBodyFile()
-    if let observer = progress, let body = request.body {
-      observer(TransferProgress(completedBytes: body.count, expectedBytes: body.count))
+    if let body = request.body {
+      exchange.reportUploadProgress(
+        TransferProgress(completedBytes: body.count, expectedBytes: body.count))
     }
     let stopwatch = Stopwatch(clock)
-    let (answer, call) = try await route(request)
+    let (answer, call) = try await route(request, sample: exchange.sample)
     let resolved: Resolved
     if let atOnce = try Self.resolveAtOnce(answer, call: call, defaultDelay: defaultDelay) {
       resolved = atOnce
@@ -82,8 +85,7 @@ extension StubTransport {
     case .passthrough:
       guard let upstream else { throw NoPassthrough(request: request) }
       await noteForwarded(request)
-      return try await upstream.exchange(
-        request, streams: streams, deadline: deadline, progress: progress)
+      return try await upstream.send(request, as: exchange)
     case .whole(var response):
       response.url = response.url ?? request.url
       response.metrics = Self.metrics(
@@ -170,7 +172,9 @@ extension StubTransport {
   /// else the handler, else the endpoint's sample when the stub answers with samples, else the
   /// upstream.
   /// - Throws: ``UnmatchedRequest`` when nothing answers.
-  private func route(_ request: HTTPRequest) throws -> (StubResponse, call: Int) {
+  private func route(_ request: HTTPRequest, sample: HTTPResponse?) throws -> (
+    StubResponse, call: Int
+  ) {
     record(request)
     if let index = routes.firstIndex(where: { $0.matcher.matches(request) }) {
       routes[index].calls += 1
@@ -179,7 +183,7 @@ extension StubTransport {
     if let fallback {
       return (.handler { request, _ in try await fallback(request) }, 1)
     }
-    if answersWithSamples, let sample = RequestContext.current?.sample {
+    if answersWithSamples, let sample {
       return (.response(sample), 1)
     }
     if upstream != nil {

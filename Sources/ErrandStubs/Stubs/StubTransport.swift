@@ -167,4 +167,4 @@ public actor StubTransport: Transport {
 }
 
 /// Ends its own waits at the client's deadline, so the client calls it without a racing task.
-@_spi(Transports) extension StubTransport: DeadlineEnforcingTransport {}
+extension StubTransport: ExchangeTransport {}

@@ -71,7 +71,7 @@ import Testing
     // delegate then refuses the redirect, and the task completes without an error of its own.
     let refused = try await #require(throws: RefusedRedirectError.self) {
       try await Waiting.wait { waiting in
-        delegate.register(task, waiting: waiting, streams: false)
+        delegate.register(task, waiting: waiting, exchange: Exchange())
         let next = Locked<URLRequest?>(URLRequest(url: url("http://unset.example")))
         delegate.urlSession(
           session, task: task, willPerformHTTPRedirection: response,

@@ -1,0 +1,107 @@
+import Foundation
+
+/// One exchange of a call, as ``APIClient`` hands it to the transport with the request:
+/// everything the transport needs to know about the call beyond the request itself.
+///
+/// The client makes one per call and passes it, as a parameter, through the middleware chain to
+/// every exchange of that call (retries included); a transport that adopts ``ExchangeTransport``
+/// receives it with each request. Nothing below the middleware chain reads an ambient context,
+/// so a call that a middleware makes meanwhile (a token refresh) never inherits another call's
+/// deadline, progress observer or listeners.
+///
+/// A transport honours it this way:
+/// - it returns at the response's head when ``streams`` is `true`, and may pace its reading by
+///   it either way;
+/// - it ends its wait with ``APIError/timedOut`` when the call's deadline passes
+///   (``whenDeadlinePasses(_:)``, ``remainingTime``) and with `CancellationError` when the
+///   calling task is cancelled;
+/// - it tells how much of the request body it has sent (``reportUploadProgress(_:)``);
+/// - it tells the call's listeners about the redirects it follows or refuses
+///   (``redirectFollowed(status:location:)``, ``redirectRefused(_:)``).
+///
+/// Every member is safe to call from any thread; the reports do nothing when the call has no
+/// one to hear them.
+public struct Exchange: Sendable {
+  /// Whether the caller reads the body as it arrives (`true`) or collects it whole: the
+  /// transport returns at the head either way.
+  public var streams: Bool
+  /// The endpoint's sample response, for test doubles that answer with it.
+  public var sample: HTTPResponse?
+  /// The call's deadline.
+  package var deadline: RequestDeadline?
+  /// Who hears about the request body being sent.
+  package var progress: (@Sendable (TransferProgress) -> Void)?
+  /// Where the call's events go, when its client has listeners.
+  package var events: CallEventSink?
+  /// Headers the client removes after the last middleware (a next page at another origin).
+  package var withholding: Redaction?
+
+  /// An exchange outside any client: for a test of a transport, or a transport that calls
+  /// another one.
+  /// - Parameters:
+  ///   - streams: Whether the caller reads the body as it arrives.
+  ///   - timeout: How long the exchange may take, counted from now on `clock`; `nil` for no
+  ///     deadline.
+  ///   - clock: The clock the timeout runs on.
+  ///   - uploadProgress: Who hears about the request body being sent.
+  public init(
+    streams: Bool = false, timeout: Duration? = nil,
+    clock: any Clock<Duration> = ContinuousClock(),
+    uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil
+  ) {
+    self.streams = streams
+    self.deadline = timeout.map { RequestDeadline(timeout: $0, clock: clock) }
+    self.progress = uploadProgress
+  }
+
+  /// An exchange of a call the client makes.
+  package init(
+    streams: Bool, deadline: RequestDeadline?, progress: (@Sendable (TransferProgress) -> Void)?,
+    events: CallEventSink?
+  ) {
+    self.streams = streams
+    self.deadline = deadline
+    self.progress = progress
+    self.events = events
+  }
+
+  /// How much of the call's timeout is left: zero or less once its deadline has passed; `nil`
+  /// when the call has no timeout.
+  public var remainingTime: Duration? {
+    deadline?.remaining
+  }
+
+  /// Run `handler` once the call's deadline passes (never, when it has none), unless the
+  /// returned function is called first.
+  /// - Parameter handler: What ends the transport's wait with ``APIError/timedOut``; it runs
+  ///   once at most, on no particular thread.
+  /// - Returns: What cancels the timer; call it once the answer is in.
+  public func whenDeadlinePasses(
+    _ handler: @escaping @Sendable () -> Void
+  ) -> @Sendable () -> Void {
+    guard let deadline else { return {} }
+    return deadline.whenExpired(handler)
+  }
+
+  /// Tell the caller how much of the request body has been sent; call it as the body goes out.
+  /// - Parameter progress: The bytes sent so far, and the body's size when known.
+  public func reportUploadProgress(_ progress: TransferProgress) {
+    self.progress?(progress)
+  }
+
+  /// Tell the call's listeners that the transport followed a redirect (the location is shown
+  /// with its secrets hidden).
+  /// - Parameters:
+  ///   - status: The redirect's status.
+  ///   - location: Where it leads.
+  public func redirectFollowed(status: Int, location: URL) {
+    guard let events else { return }
+    events.post(.redirectFollowed(status: status, location: events.redacted(location)))
+  }
+
+  /// Tell the call's listeners that the transport refused a redirect.
+  /// - Parameter error: Why (its description is what listeners hear).
+  public func redirectRefused(_ error: any Error) {
+    events?.post(.redirectRefused(reason: error.localizedDescription))
+  }
+}

@@ -124,7 +124,8 @@ enum HTTPBinContract {
 @Suite(.timeLimit(.minutes(2)), .enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL"))
 struct URLSessionTransportConformanceTests {
   @Test(
-    arguments: TransportConformance.checks + TransportConformance.streamingChecks,
+    arguments: TransportConformance.checks + TransportConformance.streamingChecks
+      + TransportConformance.exchangeChecks,
     TransportKind.allCases)
   func productionTransportsConform(
     _ check: TransportConformance.Check, _ transport: TransportKind

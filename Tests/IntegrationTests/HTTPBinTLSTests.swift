@@ -38,7 +38,9 @@
     .enabled(
       if: HTTPBinTLS.isAvailable, "set HTTPBIN_TLS_URL and HTTPBIN_TLS_CA_FILE, as .ci/run does"))
   struct HTTPBinTLSTests {
-    @Test(arguments: TransportConformance.checks + TransportConformance.streamingChecks)
+    @Test(
+      arguments: TransportConformance.checks + TransportConformance.streamingChecks
+        + TransportConformance.exchangeChecks)
     func curlTransportConformsOverTLS(_ check: TransportConformance.Check) async throws {
       try await check.run(HTTPBinTLS.transport(), httpbin: try #require(HTTPBinTLS.url))
     }

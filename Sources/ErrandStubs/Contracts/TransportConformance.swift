@@ -170,7 +170,7 @@ public enum TransportConformance {
     },
   ]
 
-  private static func send(_ transport: any Transport, _ request: HTTPRequest) async throws
+  static func send(_ transport: any Transport, _ request: HTTPRequest) async throws
     -> HTTPResponse
   {
     do {
@@ -191,7 +191,7 @@ public enum TransportConformance {
     )
   }
 
-  private static func object(_ body: Data) throws -> [String: Any] {
+  static func object(_ body: Data) throws -> [String: Any] {
     guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
       throw ConformanceFailure(
         "the body is not a JSON object: \(String(decoding: body.prefix(200), as: UTF8.self))")
@@ -199,7 +199,7 @@ public enum TransportConformance {
     return object
   }
 
-  private static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+  static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
     if !condition {
       throw ConformanceFailure(message())
     }

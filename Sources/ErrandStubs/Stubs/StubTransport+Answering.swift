@@ -47,7 +47,9 @@ extension StubTransport {
     guard followsRedirects else {
       return try await answer(request, streams: streams, deadline: deadline, progress: progress)
     }
-    return try await RedirectPolicy.following(request, trustedHosts: [], maximum: 16) {
+    return try await RedirectPolicy.following(
+      request, trustedHosts: [], maximum: RedirectPolicy.maximumRedirects
+    ) {
       try await answer($0, streams: streams, deadline: deadline, progress: progress)
     }
   }

@@ -34,7 +34,7 @@
     private let certificateAuthorities: String?
 
     /// How many redirects one request follows, as URLSession does.
-    private static let maximumRedirects = 16
+    private static let maximumRedirects = RedirectPolicy.maximumRedirects
 
     /// Create a transport with its own libcurl thread and connection pool.
     /// - Parameters:

@@ -188,7 +188,7 @@ public final class URLSessionTransport: Transport {
   /// How many times a request is sent again, with its body, after `307`/`308` redirects within
   /// its origin (URLSession on Linux would repeat it without its body): as many as the redirects
   /// URLSession follows in one task.
-  private static let maximumResends = 16
+  private static let maximumResends = RedirectPolicy.maximumRedirects
 
   /// Send the request once. `running` is shared with the deadline and the cancellation handler:
   /// whichever ends the wait first resumes the continuation, exactly once.

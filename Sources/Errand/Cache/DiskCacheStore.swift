@@ -7,22 +7,22 @@ import Foundation
 /// are named and checked by hashes of it), no header the request's ``Redaction`` hides, and no
 /// body of an answer to a request that carried one unless the cache was told it may.
 ///
-/// `@unchecked Sendable` is safe: `bytes`, the only mutable state, is read and written under
-/// `lock`, which also serializes every file operation.
-final class DiskCacheStore: @unchecked Sendable {
+/// `bytes`, the only mutable state, is in a `Locked`, whose lock also serializes every file
+/// operation.
+final class DiskCacheStore: Sendable {
   static let version = "errand-http-cache 1"
   let directory: URL
   let budget: Int
   let storesAuthenticatedResponses: Bool
-  private let lock = NSLock()
-  private var bytes = 0
+  /// How many bytes the entry files hold.
+  private let bytes = Locked(0)
   private let files = FileManager.default
 
   init(directory: URL, budget: Int, storesAuthenticatedResponses: Bool) {
     self.directory = directory
     self.budget = max(0, budget)
     self.storesAuthenticatedResponses = storesAuthenticatedResponses
-    lock.withLock {
+    bytes.withLock { bytes in
       let marker = directory.appendingPathComponent("VERSION")
       let current = (try? String(contentsOf: marker, encoding: .utf8)) ?? ""
       if current != Self.version {
@@ -64,7 +64,7 @@ final class DiskCacheStore: @unchecked Sendable {
 
   /// The stored response that answers `request`, if a readable file holds one.
   func lookup(_ request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
-    lock.withLock {
+    bytes.withLock { bytes in
       let key = CacheEntry.key(for: request.url)
       let folder = folder(for: key)
       let names = (try? files.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -74,7 +74,7 @@ final class DiskCacheStore: @unchecked Sendable {
           let record = try? JSONDecoder().decode(DiskCacheRecord.self, from: data),
           record.format == DiskCacheRecord.format, record.check == Self.hash(key, seed: 1)
         else {
-          remove(file)
+          remove(file, counting: &bytes)
           continue
         }
         let entry = record.entry(for: request, clock: clock)
@@ -95,18 +95,18 @@ final class DiskCacheStore: @unchecked Sendable {
         entry, redaction: redaction, storesAuthenticatedResponses: storesAuthenticatedResponses),
       let data = try? JSONEncoder().encode(record), data.count <= budget
     else { return }
-    lock.withLock {
+    bytes.withLock { bytes in
       let key = CacheEntry.key(for: request.url)
       let folder = folder(for: key)
       let file = folder.appendingPathComponent(
         Self.hash(entry.varying.sorted { $0.key < $1.key }.description) + ".entry")
       try? files.createDirectory(at: folder, withIntermediateDirectories: true)
-      remove(file)
+      remove(file, counting: &bytes)
       guard (try? data.write(to: file, options: .atomic)) != nil else { return }
       bytes += data.count
       if bytes > budget {
         for old in entryFiles().sorted(by: { $0.modified < $1.modified }) where bytes > budget {
-          remove(old.url)
+          remove(old.url, counting: &bytes)
         }
       }
     }
@@ -114,10 +114,10 @@ final class DiskCacheStore: @unchecked Sendable {
 
   /// Drop every file stored for `url`.
   func invalidate(_ url: URL) {
-    lock.withLock {
+    bytes.withLock { bytes in
       let folder = folder(for: CacheEntry.key(for: url))
       for name in (try? files.contentsOfDirectory(atPath: folder.path)) ?? [] {
-        remove(folder.appendingPathComponent(name))
+        remove(folder.appendingPathComponent(name), counting: &bytes)
       }
       try? files.removeItem(at: folder)
     }
@@ -125,7 +125,7 @@ final class DiskCacheStore: @unchecked Sendable {
 
   /// Drop every file.
   func removeAll() {
-    lock.withLock {
+    bytes.withLock { bytes in
       for folder in entryFolders() {
         try? files.removeItem(at: folder)
       }
@@ -133,8 +133,8 @@ final class DiskCacheStore: @unchecked Sendable {
     }
   }
 
-  /// Remove one file, keeping the byte count. Called under `lock`.
-  private func remove(_ file: URL) {
+  /// Remove one file, keeping the byte count. Called under the lock of `bytes`.
+  private func remove(_ file: URL, counting bytes: inout Int) {
     guard let size = (try? files.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
     else { return }
     if (try? files.removeItem(at: file)) != nil {

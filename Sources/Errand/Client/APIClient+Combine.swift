@@ -34,7 +34,8 @@
   /// A `Future` promise carried into the task that fulfils it.
   ///
   /// `@unchecked Sendable` is safe: Combine's `Future` promise may be called from any thread, and
-  /// the task calls it exactly once.
+  /// the task calls it exactly once. The compiler cannot check it: Combine declares
+  /// `Future.Promise` as a plain closure type, not a `@Sendable` one.
   private struct Fulfil<Value>: @unchecked Sendable {
     let promise: (Result<Value, APIError>) -> Void
 

@@ -3,11 +3,9 @@ import Foundation
 /// Delivers events to one listener on a serial queue of its own, in the order they were posted,
 /// without making the poster wait: posting appends to a list under a lock, and schedules a drain
 /// (five milliseconds later, so that the events of many calls go over in one hand-off instead
-/// of waking a thread for each) only when none is pending.
-///
-/// `@unchecked Sendable` is safe: the only mutable state is inside a `Locked`; the listener is
-/// `Sendable` and called from the queue alone.
-final class EventDispatcher: @unchecked Sendable {
+/// of waking a thread for each) only when none is pending. The only mutable state is inside a
+/// `Locked`; the listener is called from the queue alone.
+final class EventDispatcher: Sendable {
   private let listener: any EventListener
   private let queue: DispatchQueue
   private let pending = Locked<(events: [CallEvent], draining: Bool)>(([], false))

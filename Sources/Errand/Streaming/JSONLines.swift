@@ -48,7 +48,7 @@ public struct JSONLines<Value: Decodable & Sendable>: AsyncSequence, Sendable {
 }
 
 /// A line of a JSON Lines body that did not decode.
-public struct JSONLineError: Error, CustomStringConvertible {
+public struct JSONLineError: Error, Sendable, CustomStringConvertible {
   /// The line's number, counting from 1 (blank lines included).
   public var line: Int
   /// Why it did not decode.
@@ -59,7 +59,3 @@ public struct JSONLineError: Error, CustomStringConvertible {
     "line \(line): \(APIError.describe(underlying))"
   }
 }
-
-/// `@unchecked Sendable` is safe: the error is created once and never changed; the underlying
-/// error is only read, to describe it.
-extension JSONLineError: @unchecked Sendable {}

@@ -14,16 +14,3 @@ extension JSONEncoder {
     return encoder
   }
 }
-
-extension Data {
-  /// The bytes as JSON re-serialized with sorted keys, so that documents equal in content compare
-  /// equal as bytes; `nil` when they are not JSON.
-  package var canonicalJSON: Data? {
-    guard let object = try? JSONSerialization.jsonObject(with: self, options: [.fragmentsAllowed])
-    else {
-      return nil
-    }
-    return try? JSONSerialization.data(
-      withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
-  }
-}

@@ -22,5 +22,6 @@ package final class Locked<Value> {
 }
 
 /// `@unchecked Sendable` is safe because every access to `value` goes through `withLock`, which
-/// holds `lock` for the whole access, and the value itself is `Sendable`.
+/// holds `lock` for the whole access, and the value itself is `Sendable`. The compiler cannot
+/// check it: `value` is a stored `var`, and only the lock keeps its accesses apart.
 extension Locked: @unchecked Sendable where Value: Sendable {}

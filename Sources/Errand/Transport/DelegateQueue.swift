@@ -14,7 +14,9 @@ import Foundation
   /// Linux only: on Apple platforms the session keeps its own delegate queue.
   ///
   /// `@unchecked Sendable` is safe: the only state added to `OperationQueue` (itself thread-safe)
-  /// is an immutable reference to a Dispatch queue.
+  /// is an immutable reference to a Dispatch queue. The compiler cannot check it: a subclass
+  /// restates the `@unchecked Sendable` conformance it inherits from `OperationQueue`, since
+  /// only classes without a superclass (or with `NSObject`) are checked.
   final class DelegateQueue: OperationQueue, @unchecked Sendable {
     private let serial = DispatchQueue(label: "errand.url-session.delegate")
 

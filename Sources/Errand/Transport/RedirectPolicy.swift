@@ -24,8 +24,9 @@ package enum RedirectPolicy {
   /// The statuses whose `Location` is followed.
   package static let followedStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-  /// How many redirects one request follows, as URLSession does: every transport of the
-  /// package (and a stub that follows redirects) stops at the same number.
+  /// How many redirects one request follows, as URLSession does: `CurlTransport` and stubs that
+  /// follow redirects stop after this many, and `URLSessionTransport` sends a request again
+  /// itself (a `307` or `308` within its origin) at most this many times.
   package static let maximumRedirects = 16
 
   /// Whether a redirect turns the request into a `GET` without a body, as browsers and URLSession

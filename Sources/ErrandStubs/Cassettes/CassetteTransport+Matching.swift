@@ -90,7 +90,6 @@ extension CassetteTransport.Matching {
     if recorded == live {
       return true
     }
-    guard let left = recorded.canonicalJSON, let right = live.canonicalJSON else { return false }
-    return left == right
+    return JSONDiff.equal(recorded, live)
   }
 }

@@ -1,9 +1,7 @@
 import Errand
 
 /// A clock whose sleeps end at once, moving its time forward as if they had happened.
-///
-/// `@unchecked Sendable` is safe: its only mutable state, the time, lives in a `Locked`.
-public final class ImmediateClock: Clock, @unchecked Sendable {
+public final class ImmediateClock: Clock, Sendable {
   private let time = Locked(TestClock.Instant())
 
   /// Create a clock at offset zero.

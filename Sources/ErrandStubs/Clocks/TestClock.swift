@@ -12,10 +12,7 @@ import Foundation
 /// await clock.advance(by: .seconds(30))
 /// let dog = try await call.value      // answered at once
 /// ```
-///
-/// `@unchecked Sendable` is safe: all mutable state (the time and the sleepers) lives in a
-/// `Locked`, and continuations are resumed outside the lock, each exactly once.
-public final class TestClock: Clock, @unchecked Sendable {
+public final class TestClock: Clock, Sendable {
   /// A point on a test clock: the time since the clock was created.
   public struct Instant: InstantProtocol, Hashable, Sendable {
     /// The time since the clock was created.

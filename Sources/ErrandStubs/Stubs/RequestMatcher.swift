@@ -149,7 +149,6 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// - Returns: The matcher.
   public static func jsonBody<Value: Encodable>(_ value: Value) -> RequestMatcher {
     let expected = try? JSONEncoder().encode(value)
-    let canonical = expected?.canonicalJSON
     let text = expected.flatMap { String(data: $0, encoding: .utf8) } ?? "an unencodable value"
     return RequestMatcher(
       "JSON body \(DiagnosticText.cut(text))", hint: (nil, nil),
@@ -159,8 +158,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         return "JSON body differs:\n" + lines.map { "      \($0)" }.joined(separator: "\n")
       },
       matches: { request in
-        guard let canonical, let body = request.body else { return false }
-        return body.canonicalJSON == canonical
+        guard let expected, let body = request.body else { return false }
+        return JSONDiff.equal(expected, body)
       })
   }
 

@@ -109,7 +109,9 @@ public class StubURLProtocol: URLProtocol {
 /// never called again (URLSession traps on calls for a task it has let go). On Apple platforms
 /// the calls are performed on the run loop of the thread that started loading, as URLSession
 /// expects, in the mode it was running then and in the common modes; the run loop is woken, since
-/// it may be asleep waiting for input. `CFRunLoop` functions may be called from any thread.
+/// it may be asleep waiting for input. `CFRunLoop` functions may be called from any thread. The
+/// compiler cannot check it: it holds the `URLProtocol`, which swift-corelibs-foundation does
+/// not make `Sendable`, and `open` is a stored `var` that only `gate` protects.
 private final class ClientConnection: @unchecked Sendable {
   let owner: URLProtocol
   private let gate = NSLock()

@@ -1,11 +1,28 @@
 import Errand
 import Foundation
 
-/// The differences between two JSON documents, as lines a person can read: key order does not
-/// matter, numbers compare by value (`1.50` equals `1.5`), and each difference names its path.
+/// The one meaning of "the same JSON" in the test kit, and the differences between two documents
+/// as lines a person can read, each naming its path. Key order and spacing do not matter; numbers
+/// compare by value (`1.50` equals `1.5`, `1e2` equals `100`), but a negative zero is not zero;
+/// a key written more than once must come as many times on both sides, with the same values in
+/// the same order (parsers differ on which one they keep); strings compare as Swift strings.
+///
+/// ``equal(_:_:)`` (what `RequestMatcher.jsonBody(_:)` and a cassette's body matching use) is
+/// `true` exactly when ``differences(expected:actual:)`` (what their reports print) is empty.
 enum JSONDiff {
   /// The most difference lines reported; the rest are counted in a last line.
   static let maximumLines = DiagnosticText.maximumItems
+
+  /// Whether two documents are the same JSON; `false` when either is not JSON.
+  static func equal(_ first: Data, _ second: Data) -> Bool {
+    guard let first = try? JSONValue.parse(first), let second = try? JSONValue.parse(second) else {
+      return false
+    }
+    // Counts differences without writing them.
+    var lines = Lines(limit: 0)
+    compare(first, second, at: "$", into: &lines)
+    return lines.isEmpty
+  }
 
   static func differences(expected: Data, actual: Data) -> [String] {
     let wanted: JSONValue
@@ -23,13 +40,17 @@ enum JSONDiff {
     return lines.report
   }
 
-  /// Difference lines, kept to ``maximumLines``; the others are only counted.
+  /// Difference lines, kept to `limit`; the others are only counted.
   struct Lines {
+    var limit = JSONDiff.maximumLines
     var kept: [String] = []
     var dropped = 0
 
+    /// Whether no difference was found.
+    var isEmpty: Bool { kept.isEmpty && dropped == 0 }
+
     mutating func append(_ line: @autoclosure () -> String) {
-      if kept.count < JSONDiff.maximumLines {
+      if kept.count < limit {
         kept.append(DiagnosticText.cut(line(), to: 2 * DiagnosticText.maximumValue + 100))
       } else {
         dropped += 1
@@ -52,21 +73,28 @@ enum JSONDiff {
     switch (expected, actual) {
     case (.object(let wanted), .object(let sent)):
       // By key, so that the lines come in the same order whatever order either side used.
-      var sentByKey: [String: JSONValue] = [:]
-      for member in sent where sentByKey[member.key] == nil {
-        sentByKey[member.key] = member.value
-      }
-      var wantedKeys: Set<String> = []
-      for member in wanted.sorted(by: { $0.key < $1.key }) {
-        wantedKeys.insert(member.key)
-        if let other = sentByKey[member.key] {
-          compare(member.value, other, at: "\(path).\(member.key)", into: &lines)
+      let wantedByKey = valuesByKey(wanted)
+      let sentByKey = valuesByKey(sent)
+      for key in wantedByKey.keys.sorted() {
+        let values = wantedByKey[key] ?? []
+        let others = sentByKey[key] ?? []
+        if others.isEmpty {
+          for value in values {
+            lines.append("\(path).\(key): missing (expected \(quoted(value)))")
+          }
+        } else if values.count != others.count {
+          lines.append(
+            "\(path).\(key): expected \(times(values.count)), sent \(times(others.count))")
         } else {
-          lines.append("\(path).\(member.key): missing (expected \(quoted(member.value)))")
+          for (value, other) in zip(values, others) {
+            compare(value, other, at: "\(path).\(key)", into: &lines)
+          }
         }
       }
-      for member in sent.sorted(by: { $0.key < $1.key }) where !wantedKeys.contains(member.key) {
-        lines.append("\(path).\(member.key): not expected (sent \(quoted(member.value)))")
+      for key in sentByKey.keys.sorted() where wantedByKey[key] == nil {
+        for value in sentByKey[key] ?? [] {
+          lines.append("\(path).\(key): not expected (sent \(quoted(value)))")
+        }
       }
     case (.array(let wanted), .array(let sent)):
       for (index, pair) in zip(wanted, sent).enumerated() {
@@ -76,13 +104,73 @@ enum JSONDiff {
         lines.append("\(path): expected \(wanted.count) elements, sent \(sent.count)")
       }
     case (.number(let wanted), .number(let sent)):
-      if Decimal(string: wanted) != Decimal(string: sent) {
+      if !sameNumber(wanted, sent) {
         lines.append("\(path): expected \(wanted), sent \(sent)")
       }
     default:
       if expected != actual {
         lines.append("\(path): expected \(quoted(expected)), sent \(quoted(actual))")
       }
+    }
+  }
+
+  /// How often a key was written: `once`, `2 times`.
+  private static func times(_ count: Int) -> String {
+    count == 1 ? "once" : "\(count) times"
+  }
+
+  /// An object's values by key, each key's values in the order they were written.
+  private static func valuesByKey(_ members: [JSONValue.Member]) -> [String: [JSONValue]] {
+    var values: [String: [JSONValue]] = [:]
+    for member in members {
+      values[member.key, default: []].append(member.value)
+    }
+    return values
+  }
+
+  /// Whether two numbers, as written, have the same value: as `Decimal`s (38 significant digits)
+  /// when both fit one, and exactly when either does not (`1e400`); a negative zero is not zero.
+  static func sameNumber(_ first: String, _ second: String) -> Bool {
+    if let one = Decimal(string: first), let other = Decimal(string: second) {
+      guard one.isZero && other.isZero else { return one == other }
+      return first.hasPrefix("-") == second.hasPrefix("-")
+    }
+    guard let one = ExactNumber(first), let other = ExactNumber(second) else {
+      return first == second
+    }
+    return one == other
+  }
+
+  /// A JSON number's exact value, written one way: its sign, its significant digits without
+  /// leading or trailing zeros, and the power of ten of the last one (`-1.50e3` is `-`, `15`, 2).
+  struct ExactNumber: Equatable {
+    var negative: Bool
+    var digits: Substring
+    var exponent: Int
+
+    /// `nil` when the exponent does not fit an `Int`.
+    init?(_ text: String) {
+      negative = text.hasPrefix("-")
+      let unsigned = negative ? text.dropFirst() : Substring(text)
+      let mark = unsigned.firstIndex { $0 == "e" || $0 == "E" }
+      var written = 0
+      if let mark {
+        guard let value = Int(unsigned[unsigned.index(after: mark)...]) else { return nil }
+        written = value
+      }
+      let mantissa = unsigned[..<(mark ?? unsigned.endIndex)]
+      let point = mantissa.firstIndex(of: ".")
+      let fraction = point.map { mantissa[mantissa.index(after: $0)...] } ?? ""
+      var digits = Substring(mantissa[..<(point ?? mantissa.endIndex)] + fraction)
+      digits = digits.drop { $0 == "0" }
+      var (exponent, overflow) = written.subtractingReportingOverflow(fraction.count)
+      while !overflow, digits.last == "0" {
+        digits.removeLast()
+        (exponent, overflow) = exponent.addingReportingOverflow(1)
+      }
+      guard !overflow else { return nil }
+      self.digits = digits
+      self.exponent = digits.isEmpty ? 0 : exponent
     }
   }
 }

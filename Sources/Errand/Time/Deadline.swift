@@ -94,10 +94,10 @@ func schedule(
 
 /// The first of several outcomes to arrive resumes the continuation; the rest are dropped.
 ///
-/// `@unchecked Sendable` is safe: all state lives in a `Locked`, and the continuation and clean-up
-/// closures run outside the lock, exactly once. An outcome is stored only when it arrives before
-/// the continuation, so a decided race keeps no response alive.
-private final class Race: @unchecked Sendable {
+/// All state lives in a `Locked`, and the continuation and clean-up closures run outside the
+/// lock, exactly once. An outcome is stored only when it arrives before the continuation, so a
+/// decided race keeps no response alive.
+private final class Race: Sendable {
   typealias Value = any Sendable
 
   private struct State {

@@ -7,18 +7,18 @@ import Foundation
   /// How long the whole call may take, retries and their waits included.
   public let timeout: Duration
   private let clock: any Clock<Duration>
-  private let elapsed: @Sendable () -> Duration
+  /// Started when the call starts, on the same clock.
+  private let stopwatch: Stopwatch
 
-  init<C: Clock<Duration>>(timeout: Duration, clock: C) {
-    let start = clock.now
+  init(timeout: Duration, clock: any Clock<Duration>) {
     self.timeout = timeout
     self.clock = clock
-    self.elapsed = { start.duration(to: clock.now) }
+    stopwatch = Stopwatch(clock)
   }
 
   /// How much of the timeout is left; zero or less once the deadline has passed.
   public var remaining: Duration {
-    timeout - elapsed()
+    timeout - stopwatch.elapsed
   }
 
   /// Run `handler` when the deadline passes, unless the returned function is called first.

@@ -34,7 +34,7 @@ extension StubTransport {
   /// against the deadline and the caller's cancellation; the upstream gets the exchange. A stub
   /// created with `followsRedirects` answers each redirect's `Location` in turn, as Errand's
   /// transports do, and tells the call's listeners. A stub that answers with samples answers
-  /// with the exchange's ``Exchange/sample``.
+  /// with the exchange's `Exchange.sample`.
   /// - Parameters:
   ///   - request: The request.
   ///   - exchange: Whether the caller reads the body as it arrives, the call's deadline, who

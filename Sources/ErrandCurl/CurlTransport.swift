@@ -172,6 +172,9 @@
   public struct CurlUnavailableError: Error, CustomStringConvertible, LocalizedError {
     /// What is missing.
     public var reason: String
+    /// The call this error ended, where the client knew it: the request, the attempts made
+    /// (`APIError.context` reads it).
+    public var context: APIError.Context?
 
     /// What happened and what to do.
     public var description: String {
@@ -181,6 +184,8 @@
     /// The same as ``description``.
     public var errorDescription: String? { description }
   }
+
+  extension CurlUnavailableError: CarriesCallContext {}
 
   /// Sends from one thread of its own, whose state only it touches, ending its own waits.
   extension CurlTransport: ExchangeTransport {}

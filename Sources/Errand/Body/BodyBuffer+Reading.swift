@@ -3,7 +3,7 @@ import Foundation
 /// Reading: chunk by chunk within an idle timeout, or the whole body at once. A reader that has
 /// to wait suspends until an event wakes it, then takes its answer under the lock.
 extension BodyBuffer {
-  /// The next chunk, or `nil` at the end of the body; ``APIError/timedOut`` when none arrives
+  /// The next chunk, or `nil` at the end of the body; ``APIError/timedOut(_:)`` when none arrives
   /// within `idleTimeout` on `clock`.
   func next(idleTimeout: Duration? = nil, clock: any Clock<Duration> = ContinuousClock())
     async throws -> Data?
@@ -67,8 +67,8 @@ extension BodyBuffer {
     return try state.withLock { $0.takeAnswer() }.get()
   }
 
-  /// End the reader's `wait` with ``APIError/timedOut`` after `timeout`, unless a chunk, the end
-  /// or a cancellation ends it first.
+  /// End the reader's `wait` with ``APIError/timedOut(_:)`` after `timeout`, unless a chunk, the
+  /// end or a cancellation ends it first.
   private func armIdleTimer(_ timeout: Duration, on clock: any Clock<Duration>, for wait: Int) {
     let disarm = schedule(after: timeout, on: clock) { [weak self] in
       self?.state.withLock { $0.expire(wait) }.perform()

@@ -265,7 +265,7 @@ struct BodyState<Wake> {
     return true
   }
 
-  /// The idle timer armed for `wait` fired: end that wait with ``APIError/timedOut``, if it is
+  /// The idle timer armed for `wait` fired: end that wait with ``APIError/timedOut(_:)``, if it is
   /// still on.
   mutating func expire(_ wait: Int) -> Effects {
     guard case .next(let wake, wait) = reader else { return Effects() }

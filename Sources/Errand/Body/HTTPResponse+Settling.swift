@@ -14,7 +14,7 @@ extension HTTPResponse {
   ///   - deadline: When a buffered call stops waiting for the rest of the body.
   /// - Returns: The response, its body streamed or whole.
   /// - Throws: `URLError(.dataLengthExceedsMaximum)` for a body over the limit, the error that
-  ///   cut the transfer short, ``APIError/timedOut`` or `CancellationError`, when collecting.
+  ///   cut the transfer short, ``APIError/timedOut(_:)`` or `CancellationError`, when collecting.
   @_spi(Transports) public func settlingBody(
     limit: Int?, streams: Bool, deadline: RequestDeadline?
   ) async throws -> HTTPResponse {

@@ -8,7 +8,7 @@ public final class RequestHandle: Sendable {
     self.task = task
   }
 
-  /// Cancel the request; its completion then runs once with ``APIError/cancelled``, unless it
+  /// Cancel the request; its completion then runs once with ``APIError/cancelled(_:)``, unless it
   /// already ran.
   public func cancel() {
     task.cancel()

@@ -20,9 +20,9 @@ extension APIError {
     case unacceptableStatus
     /// ``APIError/decoding(_:_:)``.
     case decoding
-    /// ``APIError/timedOut``.
+    /// ``APIError/timedOut(_:)``.
     case timedOut
-    /// ``APIError/cancelled``.
+    /// ``APIError/cancelled(_:)``.
     case cancelled
 
     /// The kind of an error.

@@ -4,7 +4,9 @@ extension APIError {
   /// How the transfer went, where one got under way: the response's metrics for an unacceptable
   /// status or a body that did not decode; for a network failure, what the transport knew when
   /// it failed (the phases it reached, the bytes that came), from `CurlTransport` and
-  /// `URLSessionTransport`. `nil` for a timeout, a cancellation, or a request never sent.
+  /// `URLSessionTransport`. `nil` for a request never sent, and where the transport reported
+  /// none (Errand's transports report none when the call's deadline or a cancellation ends their
+  /// wait). The same as `context?.metrics` (``context``).
   ///
   /// ```swift
   /// } catch let error as APIError {
@@ -12,22 +14,19 @@ extension APIError {
   /// }
   /// ```
   public var metrics: TransferMetrics? {
-    if let response {
-      return response.metrics
-    }
-    return urlError.flatMap { $0.userInfo[TransferMetrics.userInfoKey] as? TransferMetrics }
+    context?.metrics
   }
 }
 
 extension TransferMetrics {
-  /// Where a transport puts the metrics of a failed transfer in its `URLError`.
-  package static let userInfoKey = "ErrandTransferMetrics"
-
-  /// `error` with these metrics in its `userInfo`, when it is a `URLError`; else `error`.
+  /// `error` with these metrics in its context (``APIError/Context/metrics``), when it can
+  /// carry one: a `URLError` (in its `userInfo`) or one of Errand's errors that carry a context;
+  /// else `error`.
   package func attached(to error: any Error) -> any Error {
-    guard let urlError = error as? URLError else { return error }
-    var info = urlError.userInfo
-    info[Self.userInfoKey] = self
-    return URLError(urlError.code, userInfo: info)
+    guard var carrier = error as? any CarriesCallContext else { return error }
+    var context = carrier.context ?? APIError.Context()
+    context.metrics = self
+    carrier.context = context
+    return carrier
   }
 }

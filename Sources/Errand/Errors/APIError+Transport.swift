@@ -1,35 +1,37 @@
 import Foundation
 
 extension APIError {
-  /// Map what a transport threw to the error family: cancellation, timeouts and other failures.
-  /// A `URLError` gains the request's URL and method, so its description can name them.
+  /// Map what a transport threw to the error family: cancellation, timeouts and other failures,
+  /// with `request` in their context when they carry none yet (``APIError/filling(_:)``), so that
+  /// their descriptions name it. A `URLError` also gains the request's URL as its failing URL.
   package init(transportError error: any Error, request: HTTPRequest?) {
+    let mapped: APIError
     if let error = error as? APIError {
-      self = error
+      mapped = error
     } else if error is CancellationError {
-      self = .cancelled
+      mapped = .cancelled
     } else if let urlError = error as? URLError {
       switch urlError.code {
-      case .cancelled: self = .cancelled
-      case .timedOut: self = .timedOut
-      default: self = .transport(request.map(urlError.adding) ?? urlError)
+      case .cancelled: mapped = .cancelled(urlError.context ?? Context())
+      case .timedOut: mapped = .timedOut(urlError.context ?? Context())
+      default: mapped = .transport(urlError)
       }
     } else {
-      self = .transport(error)
+      mapped = .transport(error)
     }
+    self = request.map(mapped.filling) ?? mapped
   }
 }
 
 extension URLError {
-  /// The key under which Errand keeps the method and URL of the failed request.
-  static let errandRequestKey = "ErrandRequest"
-
-  /// This error with the request's description, and its URL as the failing URL when none is set;
-  /// every failing URL it carries, here or in the errors beneath it, has its secrets hidden by
-  /// `Redaction.default`, so that printing or dumping the error shows none.
+  /// This error with the request in its context (unless it has one there already), and its URL
+  /// as the failing URL when none is set; every failing URL it carries, here or in the errors
+  /// beneath it, has its secrets hidden by `Redaction.default`, so that printing or dumping the
+  /// error shows none.
   func adding(_ request: HTTPRequest) -> URLError {
+    guard context?.request == nil else { return self }
     var info = userInfo
-    info[Self.errandRequestKey] = request.description
+    info[APIError.Context.userInfoKey] = context.filling(request)
     if info[NSURLErrorFailingURLErrorKey] == nil {
       info[NSURLErrorFailingURLErrorKey] = request.url
     }

@@ -3,8 +3,9 @@ import Foundation
 /// The one error family that Errand's client throws.
 ///
 /// Each case says which step failed, and ``errorDescription`` says it in words a person can act
-/// on. Descriptions never contain the values of `Authorization`, `Proxy-Authorization` or
-/// `Cookie` headers.
+/// on, naming the request and the attempts made where they are known (``context``).
+/// Descriptions never contain the values of `Authorization`, `Proxy-Authorization` or `Cookie`
+/// headers, nor secret query values.
 public enum APIError: Error, LocalizedError {
   /// The endpoint cannot form a request: a path, header or body is not valid. The reason names
   /// the endpoint and the problem.
@@ -16,10 +17,26 @@ public enum APIError: Error, LocalizedError {
   case unacceptableStatus(HTTPResponse)
   /// The body could not be decoded into the endpoint's response type.
   case decoding(any Error, HTTPResponse)
-  /// The request took longer than its timeout.
-  case timedOut
-  /// The task that sent the request was cancelled.
-  case cancelled
+  /// The request took longer than its timeout. The context names the request and the attempts
+  /// made.
+  ///
+  /// `APIError.timedOut`, without the context, still works as a value and as a pattern:
+  /// `throw APIError.timedOut` throws a timeout with an empty context, and `case .timedOut:` or
+  /// `catch APIError.timedOut` match every timeout, whatever its context.
+  case timedOut(_ context: Context)
+  /// The task that sent the request was cancelled. The context names the request and the
+  /// attempts made.
+  ///
+  /// `APIError.cancelled`, without the context, still works as a value and as a pattern, as
+  /// `APIError.timedOut` does.
+  case cancelled(_ context: Context)
+
+  /// A timeout with an empty context: no request, one attempt. Transports and middleware throw
+  /// it; the client fills in the request, ``RetryMiddleware`` the attempts.
+  public static var timedOut: APIError { .timedOut(Context()) }
+
+  /// A cancellation with an empty context: no request, one attempt.
+  public static var cancelled: APIError { .cancelled(Context()) }
 
   /// What went wrong, in a sentence or two: the request, the status, the start of the body, the
   /// decoding path, or the network failure.
@@ -28,11 +45,12 @@ public enum APIError: Error, LocalizedError {
     case .invalidRequest(let reason):
       return "Cannot form the request: \(reason)"
     case .transport(let underlying):
-      let urlError = underlying as? URLError
-      let subject = (urlError?.errandRequest ?? urlError?.failingURL?.redactedString)
+      let context = self.context
+      let subject =
+        (context?.request?.description ?? (underlying as? URLError)?.failingURL?.redactedString)
         .map { " for \($0)" }.orEmpty
       let attempts = Self.attempts(
-        urlError?.errandAttempts ?? 1, retryPastDeadline: urlError?.errandRetryPastDeadline)
+        context?.attempts ?? 1, retryPastDeadline: context?.retryPastDeadline)
       return "\(Self.lead(for: underlying))\(subject)\(attempts): \(Self.describe(underlying))"
     case .unacceptableStatus(let response):
       let subject = Self.subject(of: response).map { " \($0) with" }.orEmpty
@@ -45,10 +63,10 @@ public enum APIError: Error, LocalizedError {
       let subject = Self.subject(of: response).map { " to \($0)" }.orEmpty
       return "The body of the \(Self.status(response)) answer\(subject) could not be decoded: "
         + Self.describe(underlying)
-    case .timedOut:
-      return "The request timed out."
-    case .cancelled:
-      return "The request was cancelled."
+    case .timedOut(let context):
+      return "The request\(Self.subject(of: context)) timed out\(Self.attempts(context))."
+    case .cancelled(let context):
+      return "The request\(Self.subject(of: context)) was cancelled\(Self.attempts(context))."
     }
   }
 
@@ -74,6 +92,16 @@ public enum APIError: Error, LocalizedError {
     guard let wait else { return made }
     return made + " (no further attempt: the retry's wait of \(wait.decimalSeconds) s would end "
       + "after the call's deadline)"
+  }
+
+  /// ` after N attempts` and a retry the deadline ruled out, from a context.
+  static func attempts(_ context: Context) -> String {
+    attempts(context.attempts, retryPastDeadline: context.retryPastDeadline)
+  }
+
+  /// ` GET https://…` (secrets hidden) when the context knows the request; else nothing.
+  static func subject(of context: Context) -> String {
+    context.request.map { " \($0)" }.orEmpty
   }
 
   /// The status and its reason phrase, for example `HTTP 404 Not Found`.

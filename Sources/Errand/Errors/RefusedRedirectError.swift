@@ -24,6 +24,10 @@ public struct RefusedRedirectError: Error, LocalizedError, Hashable {
   public var location: String
   /// Why it was refused.
   public var reason: Reason
+  /// The call this error ended, where the client knew it: the request, the attempts made and
+  /// the transfer's metrics (``APIError/context`` reads it). It does not take part in equality
+  /// or hashing.
+  public var context: APIError.Context?
 
   /// Create the error.
   /// - Parameters:
@@ -34,6 +38,18 @@ public struct RefusedRedirectError: Error, LocalizedError, Hashable {
     self.from = from
     self.location = location
     self.reason = reason
+  }
+
+  /// Compare the URLs and the reason; the context is not part of the value.
+  public static func == (lhs: RefusedRedirectError, rhs: RefusedRedirectError) -> Bool {
+    lhs.from == rhs.from && lhs.location == rhs.location && lhs.reason == rhs.reason
+  }
+
+  /// Hash consistently with `==`.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(from)
+    hasher.combine(location)
+    hasher.combine(reason)
   }
 
   /// What was refused and why, in one sentence.
@@ -51,3 +67,5 @@ public struct RefusedRedirectError: Error, LocalizedError, Hashable {
     }
   }
 }
+
+extension RefusedRedirectError: CarriesCallContext {}

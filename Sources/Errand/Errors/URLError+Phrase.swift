@@ -38,37 +38,6 @@ extension URLError {
     }
   }
 
-  /// The method and URL of the request, when ``APIClient`` recorded them.
-  var errandRequest: String? {
-    userInfo[Self.errandRequestKey] as? String
-  }
-
-  /// How many attempts a retry policy made before giving up with this error, when it did.
-  var errandAttempts: Int? {
-    userInfo[Self.errandAttemptsKey] as? Int
-  }
-
-  /// The wait a retry policy would have made before another attempt, when it made none because
-  /// the call's deadline came first.
-  var errandRetryPastDeadline: Duration? {
-    userInfo[Self.errandRetryPastDeadlineKey] as? Duration
-  }
-
-  /// The key under which Errand keeps the number of attempts.
-  static let errandAttemptsKey = "ErrandAttempts"
-
-  /// The key under which Errand keeps the wait of a retry the deadline ruled out.
-  static let errandRetryPastDeadlineKey = "ErrandRetryPastDeadline"
-
-  /// This error, noting how many attempts were made, and the wait of a retry the call's deadline
-  /// ruled out, if one did.
-  func noting(attempts: Int, retryPastDeadline: Duration? = nil) -> URLError {
-    var info = userInfo
-    info[Self.errandAttemptsKey] = attempts
-    info[Self.errandRetryPastDeadlineKey] = retryPastDeadline
-    return URLError(code, userInfo: info)
-  }
-
   /// `host:port` of the failing URL, or `the server`.
   private var hostDescription: String {
     guard let url = failingURL, let host = url.host else { return "the server" }

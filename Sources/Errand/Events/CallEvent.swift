@@ -32,8 +32,9 @@ public struct CallEvent: Sendable, Hashable {
     /// The call returned its value (for a streamed call: its body ended), with the final
     /// response's status and transfer metrics.
     indirect case callEnded(status: Int, metrics: TransferMetrics?)
-    /// The call failed; `error` is its description, which carries no secrets.
-    case callFailed(error: String)
+    /// The call failed: which step, the status or `URLError` code, the attempts made and the
+    /// error's description, which carries no secrets.
+    case callFailed(error: CallFailure)
     /// The call was cancelled.
     case callCancelled
 

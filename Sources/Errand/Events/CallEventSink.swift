@@ -105,8 +105,8 @@ package final class CallEventSink: Sendable {
     if error is CancellationError || (error as? APIError)?.kind == .cancelled {
       post(.callCancelled)
     } else {
-      let text = (error as? any LocalizedError)?.errorDescription ?? String(describing: error)
-      post(.callFailed(error: text))
+      let failure = error as? APIError ?? APIError(transportError: error, request: nil)
+      post(.callFailed(error: CallFailure(failure)))
     }
   }
 

@@ -53,7 +53,12 @@ public protocol EventListener: Sendable {
   func cacheOutcome(_ event: CallEvent, status: CacheStatus) throws
   /// The call returned its value.
   func callEnded(_ event: CallEvent, status: Int, metrics: TransferMetrics?) throws
-  /// The call failed.
+  /// The call failed: which step, the status or `URLError` code, the attempts made and the
+  /// error's description. By default, calls ``callFailed(_:error:)`` with the description.
+  func callFailed(_ event: CallEvent, failure: CallFailure) throws
+  /// The call failed, told by the error's description (``CallFailure/description``): called by
+  /// the default ``callFailed(_:failure:)``, so that a listener that implements this one hears
+  /// every failure.
   func callFailed(_ event: CallEvent, error: String) throws
   /// The call was cancelled.
   func callCancelled(_ event: CallEvent) throws
@@ -78,7 +83,7 @@ extension EventListener {
     case .bodyProgress(let bytes, let chunks): try bodyProgress(event, bytes: bytes, chunks: chunks)
     case .cacheOutcome(let status): try cacheOutcome(event, status: status)
     case .callEnded(let status, let metrics): try callEnded(event, status: status, metrics: metrics)
-    case .callFailed(let error): try callFailed(event, error: error)
+    case .callFailed(let failure): try callFailed(event, failure: failure)
     case .callCancelled: try callCancelled(event)
     }
   }
@@ -109,6 +114,10 @@ extension EventListener {
   public func cacheOutcome(_ event: CallEvent, status: CacheStatus) throws {}
   /// Does nothing.
   public func callEnded(_ event: CallEvent, status: Int, metrics: TransferMetrics?) throws {}
+  /// Calls ``callFailed(_:error:)`` with the failure's description.
+  public func callFailed(_ event: CallEvent, failure: CallFailure) throws {
+    try callFailed(event, error: failure.description)
+  }
   /// Does nothing.
   public func callFailed(_ event: CallEvent, error: String) throws {}
   /// Does nothing.

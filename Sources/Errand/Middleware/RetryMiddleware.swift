@@ -134,16 +134,14 @@ public struct RetryMiddleware: Middleware {
   }
 
   /// The error with the number of attempts, and the wait of a retry the deadline ruled out,
-  /// where it can hold them.
+  /// where it can hold them: a timeout, a cancellation, or a transport failure whose underlying
+  /// error carries a context (a `URLError`, or one of Errand's errors).
   private static func noting(
     attempts: Int, on error: any Error, retryPastDeadline: Duration? = nil
   ) -> any Error {
-    guard attempts > 1 || retryPastDeadline != nil,
-      case APIError.transport(let underlying as URLError) = error
-    else {
+    guard attempts > 1 || retryPastDeadline != nil, let error = error as? APIError else {
       return error
     }
-    return APIError.transport(
-      underlying.noting(attempts: attempts, retryPastDeadline: retryPastDeadline))
+    return error.noting(attempts: attempts, retryPastDeadline: retryPastDeadline)
   }
 }

@@ -21,6 +21,10 @@ public struct LineTooLongError: Error, LocalizedError, Hashable {
   public var unit: Unit
   /// The limit it crossed, in bytes.
   public var limit: Int
+  /// The call this error ended, where the client knew it: the request, the attempts made and
+  /// the transfer's metrics (``APIError/context`` reads it). It does not take part in equality
+  /// or hashing.
+  public var context: APIError.Context?
 
   /// Create the error.
   /// - Parameters:
@@ -31,6 +35,17 @@ public struct LineTooLongError: Error, LocalizedError, Hashable {
     self.limit = limit
   }
 
+  /// Compare the unit and the limit; the context is not part of the value.
+  public static func == (lhs: LineTooLongError, rhs: LineTooLongError) -> Bool {
+    lhs.unit == rhs.unit && lhs.limit == rhs.limit
+  }
+
+  /// Hash consistently with `==`.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(unit)
+    hasher.combine(limit)
+  }
+
   /// What happened, and how to allow more.
   public var errorDescription: String? {
     "a \(unit.rawValue) of the stream grew past \(limit) bytes without ending; set "
@@ -38,3 +53,5 @@ public struct LineTooLongError: Error, LocalizedError, Hashable {
       + "longer ones."
   }
 }
+
+extension LineTooLongError: CarriesCallContext {}

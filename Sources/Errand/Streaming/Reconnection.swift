@@ -79,6 +79,10 @@ public struct ReconnectionError: Error, LocalizedError, Sendable {
   public var attempts: Int
   /// Why the last one failed.
   public var lastError: APIError
+  /// The stream's request and how many times it was sent in all (every connection, the ones
+  /// that delivered events too), with the last failure's metrics; ``APIError/context`` reads
+  /// it.
+  public var context: APIError.Context?
 
   /// Says how many attempts failed, and the last failure.
   public var errorDescription: String? {
@@ -86,6 +90,8 @@ public struct ReconnectionError: Error, LocalizedError, Sendable {
       + (lastError.errorDescription ?? "\(lastError)")
   }
 }
+
+extension ReconnectionError: CarriesCallContext {}
 
 /// The answer to an event stream request was not an event stream (`Content-Type` is not
 /// `text/event-stream`): a reconnecting stream fails with it, inside ``APIError/decoding(_:_:)``.
@@ -204,7 +210,12 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
       }
       if let limit = sequence.policy.maximumAttempts, failures > limit {
         let last = error ?? APIError.transport(URLError(.networkConnectionLost))
-        try fail(APIError.transport(ReconnectionError(attempts: failures, lastError: last)))
+        var context = last.context ?? APIError.Context()
+        context.attempts = connections
+        context.retryPastDeadline = nil
+        try fail(
+          APIError.transport(
+            ReconnectionError(attempts: failures, lastError: last, context: context)))
       }
       let delay = sequence.policy.delay(
         reconnectionTime: reconnectionTime, failures: Swift.max(0, failures - 1))

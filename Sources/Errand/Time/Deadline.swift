@@ -1,6 +1,6 @@
 import Foundation
 
-/// Run `operation`, failing with ``APIError/timedOut`` when it takes longer than `timeout` on
+/// Run `operation`, failing with ``APIError/timedOut(_:)`` when it takes longer than `timeout` on
 /// `clock`.
 ///
 /// URLSession's resource timeout does not fire on Linux, so Errand enforces the whole exchange's

@@ -33,13 +33,13 @@ import Foundation
   }
 
   /// Run `operation` in a task of its own, returning when it finishes, when the deadline passes
-  /// (``APIError/timedOut``) or when the calling task is cancelled (`CancellationError`),
+  /// (``APIError/timedOut(_:)``) or when the calling task is cancelled (`CancellationError`),
   /// whichever comes first; the operation is then cancelled.
   ///
   /// For waits a transport cannot end itself: a delay, a handler, another transport.
   /// - Parameter operation: The work to bound.
   /// - Returns: What the operation returns.
-  /// - Throws: What the operation throws, ``APIError/timedOut`` or `CancellationError`.
+  /// - Throws: What the operation throws, ``APIError/timedOut(_:)`` or `CancellationError`.
   public func race<Value: Sendable>(
     _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {

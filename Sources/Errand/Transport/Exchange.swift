@@ -12,7 +12,7 @@ import Foundation
 /// A transport honours it this way:
 /// - it returns at the response's head when ``streams`` is `true`, and may pace its reading by
 ///   it either way;
-/// - it ends its wait with ``APIError/timedOut`` when the call's deadline passes
+/// - it ends its wait with ``APIError/timedOut(_:)`` when the call's deadline passes
 ///   (``whenDeadlinePasses(_:)``, ``remainingTime``) and with `CancellationError` when the
 ///   calling task is cancelled;
 /// - it tells how much of the request body it has sent (``reportUploadProgress(_:)``);
@@ -73,7 +73,7 @@ public struct Exchange: Sendable {
 
   /// Run `handler` once the call's deadline passes (never, when it has none), unless the
   /// returned function is called first.
-  /// - Parameter handler: What ends the transport's wait with ``APIError/timedOut``; it runs
+  /// - Parameter handler: What ends the transport's wait with ``APIError/timedOut(_:)``; it runs
   ///   once at most, on no particular thread.
   /// - Returns: What cancels the timer; call it once the answer is in.
   public func whenDeadlinePasses(

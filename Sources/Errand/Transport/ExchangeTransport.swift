@@ -32,7 +32,7 @@ public protocol ExchangeTransport: Transport {
   /// client settles the body in one place: it holds it to the request's
   /// ``HTTPRequest/maximumResponseSize`` and collects it for a buffered call.
   ///
-  /// The call must throw ``APIError/timedOut`` once the exchange's deadline passes before the
+  /// The call must throw ``APIError/timedOut(_:)`` once the exchange's deadline passes before the
   /// head is complete, and throw `CancellationError` promptly when the calling task is
   /// cancelled, whether or not the work underneath has noticed yet.
   /// - Parameters:
@@ -40,7 +40,8 @@ public protocol ExchangeTransport: Transport {
   ///   - exchange: What the call asks of this exchange: whether it streams, its deadline, who
   ///     hears its progress and its redirects.
   /// - Returns: The response, whatever its status.
-  /// - Throws: What ``Transport/send(_:)`` throws, ``APIError/timedOut`` or `CancellationError`.
+  /// - Throws: What ``Transport/send(_:)`` throws, ``APIError/timedOut(_:)`` or
+  ///   `CancellationError`.
   func exchange(_ request: HTTPRequest, _ exchange: Exchange) async throws -> HTTPResponse
 }
 
@@ -52,7 +53,7 @@ extension Transport {
   ///   - request: The request to send.
   ///   - exchange: The exchange.
   /// - Returns: The response, whatever its status.
-  /// - Throws: What the transport throws, ``APIError/timedOut`` or `CancellationError`.
+  /// - Throws: What the transport throws, ``APIError/timedOut(_:)`` or `CancellationError`.
   package func send(_ request: HTTPRequest, as exchange: Exchange) async throws -> HTTPResponse {
     if let direct = self as? any ExchangeTransport {
       return try await direct.exchange(request, exchange)

@@ -139,7 +139,7 @@ public final class URLSessionTransport: Transport {
 
   /// Send a request and return at the response's head, its body following in
   /// ``HTTPResponse/bodyStream``, ending the wait itself at the exchange's deadline (with
-  /// ``APIError/timedOut``) or when the calling task is cancelled, at once, while the task is
+  /// ``APIError/timedOut(_:)``) or when the calling task is cancelled, at once, while the task is
   /// cancelled in the background.
   /// - Parameters:
   ///   - request: The request to send.
@@ -147,7 +147,7 @@ public final class URLSessionTransport: Transport {
   ///     it, the call's deadline, who hears about the request body being sent and about the
   ///     redirects followed.
   /// - Returns: The response, whatever its status.
-  /// - Throws: What ``send(_:)`` throws, ``APIError/timedOut`` or `CancellationError`.
+  /// - Throws: What ``send(_:)`` throws, ``APIError/timedOut(_:)`` or `CancellationError`.
   public func exchange(_ request: HTTPRequest, _ exchange: Exchange) async throws -> HTTPResponse {
     let running = Locked(RunningTask())
     let delegate = exchange.streams ? streamingDelegate : delegate

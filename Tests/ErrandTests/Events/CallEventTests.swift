@@ -80,6 +80,66 @@ import Testing
     #expect(outcomes == [[.miss], [.hit]])
   }
 
+  /// A failed call tells its listeners how (``CallFailure``): the step, the status or the
+  /// `URLError` code, the attempts made, and the error's description, request and all.
+  @Test(arguments: [
+    (
+      StubResponse.status(503), APIError.Kind.unacceptableStatus, Int?.some(503),
+      URLError.Code?.none,
+      "The server answered GET https://api.example.com/v1/dogs with HTTP 503 Service Unavailable "
+        + "after 2 attempts."
+    ),
+    (
+      .notConnected, .transport, nil, .notConnectedToInternet,
+      "The server could not be reached for GET https://api.example.com/v1/dogs after 2 attempts: "
+        + "the device is not connected to the internet (URLError -1009)."
+    ),
+    (
+      .timedOut, .timedOut, nil, nil,
+      "The request GET https://api.example.com/v1/dogs timed out after 2 attempts."
+    ),
+  ])
+  func aFailedCallTellsHowItFailed(
+    answer: StubResponse, kind: APIError.Kind, status: Int?, code: URLError.Code?,
+    description: String
+  ) async throws {
+    let listener = RecordingListener()
+    let retry = RetryMiddleware(
+      policy: RetryPolicy(maxAttempts: 2, baseDelay: .seconds(1), jitter: .none),
+      clock: ImmediateClock())
+    let client = APIClient(
+      baseURL: Self.base, transport: StubTransport { _ in answer },
+      configuration: APIClient.Configuration(middleware: [retry], eventListeners: [listener]))
+    let error = try await #require(throws: APIError.self) {
+      try await client.send(Endpoint<Data>(path: "dogs"))
+    }
+    let events = await listener.eventsOfOneCall()
+    guard case .callFailed(let failure) = events.last?.kind else {
+      Issue.record("expected callFailed, got \(events.map(\.kind.name))")
+      return
+    }
+    #expect(
+      failure
+        == CallFailure(
+          kind: kind, status: status, urlErrorCode: code, attempts: 2, description: description))
+    #expect(failure == CallFailure(error))
+    #expect("\(failure)" == description)
+  }
+
+  /// A listener that implements the failure method taking the description still hears every
+  /// failure.
+  @Test func aListenerOfDescriptionsHearsFailures() async throws {
+    let listener = DescriptionListener()
+    let client = APIClient(
+      baseURL: Self.base, transport: StubTransport { _ in .status(404) },
+      configuration: APIClient.Configuration(eventListeners: [listener]))
+    let error = try await #require(throws: APIError.self) {
+      try await client.send(Endpoint<Data>(path: "dogs/7"))
+    }
+    var heard = listener.descriptions.makeAsyncIterator()
+    #expect(await heard.next() == error.localizedDescription)
+  }
+
   /// A listener that blocks, and one that throws, change nothing: the call returns its value
   /// while the blocked listener has not heard its first event; once released, it hears every
   /// event, in order.
@@ -126,4 +186,18 @@ private final class BlockingListener: EventListener {
 private struct ThrowingListener: EventListener {
   struct Failure: Error {}
   func receive(_ event: CallEvent) throws { throw Failure() }
+}
+
+/// Hears failures by their descriptions only, as listeners written before ``CallFailure`` did.
+private final class DescriptionListener: EventListener {
+  let descriptions: AsyncStream<String>
+  private let continuation: AsyncStream<String>.Continuation
+
+  init() {
+    (descriptions, continuation) = AsyncStream.makeStream(of: String.self)
+  }
+
+  func callFailed(_ event: CallEvent, error: String) throws {
+    continuation.yield(error)
+  }
 }

@@ -109,7 +109,10 @@ struct BodyState<Wake> {
     guard !isStopped else { return Effects() }
     end = error.map { .failure($0) } ?? .success(())
     onCancel = nil
-    return wakeReaderAtEnd()
+    var effects = wakeReaderAtEnd()
+    // A paused writer has nothing left to wait for.
+    effects.drained = takeDrainHandlers(force: true)
+    return effects
   }
 
   /// End the body with `error` and stop the transfer: the call's deadline passed. Ignored once
@@ -194,6 +197,7 @@ struct BodyState<Wake> {
     }
     do {
       if let taken = try queue.takeFirst(mergeAbove: Self.lowWater) {
+        releaseSpillFileAtEnd()
         return (.success(taken), Effects(drained: takeDrainHandlers()))
       }
     } catch {
@@ -223,6 +227,7 @@ struct BodyState<Wake> {
     guard let end, !cancelled, reader == nil, answer == nil else { return nil }
     do {
       let queued = try queue.takeAll()
+      releaseSpillFileAtEnd()
       return end.map { queued }
     } catch {
       return .failure(error)
@@ -244,11 +249,20 @@ struct BodyState<Wake> {
     }
     if let end {
       answer = end.map { queued }
+      releaseSpillFileAtEnd()
       return (.answered, Effects(wake: wake))
     }
     collected = queued
     reader = .collect(wake)
     return (.waiting(wait: nil), Effects(drained: takeDrainHandlers(force: true)))
+  }
+
+  /// Close the spill file once the body has ended and nothing is left in it: a body read to its
+  /// end and still held keeps no descriptor open.
+  private mutating func releaseSpillFileAtEnd() {
+    if end != nil, queue.isEmpty {
+      queue.removeAll()
+    }
   }
 
   /// What a woken reader was woken with; taken once.

@@ -19,7 +19,7 @@ extension APIClient {
     }
     exchange.sample = endpoint.sample
     var context = RequestContext(
-      endpoint: endpoint.description,
+      endpoint: endpoint.description(redactedBy: configuration.redaction),
       requiresAuthentication: endpoint.requiresAuthentication
         && !endpoint.leavesOrigin(of: baseURL, trustedHosts: configuration.trustedHosts),
       sample: endpoint.sample, isIdempotent: endpoint.isIdempotent ?? endpoint.method.isIdempotent)

@@ -17,7 +17,26 @@ extension APIClient {
   public nonisolated func send<Value>(
     _ endpoint: Endpoint<Value>, progress: @escaping @Sendable (TransferProgress) -> Void
   ) async throws -> Value {
-    try await response(for: endpoint, as: Exchange(uploadProgress: progress)).value
+    try await response(for: endpoint, as: Exchange(uploadProgress: forwardOnly(progress))).value
+  }
+
+  /// `observer`, told of no progress behind what it was last told, for the whole call: a body
+  /// sent again (a retry, a `307` or `308` resent) starts from zero, and a caller's progress
+  /// never goes back.
+  private nonisolated func forwardOnly(
+    _ observer: @escaping @Sendable (TransferProgress) -> Void
+  ) -> @Sendable (TransferProgress) -> Void {
+    let reported = Locked(-1)
+    return { progress in
+      let isNew = reported.withLock { reported in
+        guard progress.completedBytes >= reported else { return false }
+        reported = progress.completedBytes
+        return true
+      }
+      if isNew {
+        observer(progress)
+      }
+    }
   }
 
   /// Download an endpoint's response body to a file, as it arrives: memory stays flat whatever

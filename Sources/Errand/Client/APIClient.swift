@@ -104,7 +104,8 @@ public actor APIClient {
   nonisolated func beginEvents<Value>(for endpoint: Endpoint<Value>) -> CallEventSink? {
     guard !eventDispatchers.isEmpty else { return nil }
     return CallEventSink(
-      endpoint: endpoint.description, dispatchers: eventDispatchers, clock: configuration.clock,
+      endpoint: endpoint.description(redactedBy: configuration.redaction),
+      dispatchers: eventDispatchers, clock: configuration.clock,
       redaction: configuration.redaction)
   }
 }

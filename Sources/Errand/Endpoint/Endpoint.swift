@@ -271,7 +271,12 @@ extension Endpoint where Value: Decodable {
 extension Endpoint: CustomStringConvertible {
   /// The method and path as written, for example `GET dogs/42` (or the absolute URL, secrets
   /// hidden); error messages use it.
-  public var description: String { "\(method) \(url?.redactedString ?? path)" }
+  public var description: String { description(redactedBy: .default) }
+
+  /// The same, with the absolute URL's secrets hidden by `redaction` (a client's own).
+  func description(redactedBy redaction: Redaction) -> String {
+    "\(method) \(url.map(redaction.redact) ?? path)"
+  }
 
   /// Whether the endpoint's absolute URL is at another origin than `baseURL`, on a host that is
   /// not in `trustedHosts` (lowercased): such a request gets no credentials or secret headers.

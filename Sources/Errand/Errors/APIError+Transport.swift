@@ -35,17 +35,20 @@ extension URLError {
     if info[NSURLErrorFailingURLErrorKey] == nil {
       info[NSURLErrorFailingURLErrorKey] = request.url
     }
-    return URLError(code, userInfo: Self.hidingSecrets(in: info, depth: 0))
+    return URLError(
+      code, userInfo: Self.hidingSecrets(in: info, by: request.redaction, depth: 0))
   }
 
   /// The key URLSession also stores the failing URL under, as text
   /// (`NSURLErrorFailingURLStringErrorKey`, deprecated but still set).
   private static let failingURLStringKey = "NSErrorFailingURLStringKey"
 
-  /// User info with failing URLs redacted, in nested underlying errors too (a few levels deep).
-  private static func hidingSecrets(in info: [String: Any], depth: Int) -> [String: Any] {
+  /// User info with failing URLs redacted by the request's redaction (the client's secret names
+  /// included), in nested underlying errors too (a few levels deep).
+  private static func hidingSecrets(
+    in info: [String: Any], by redaction: Redaction, depth: Int
+  ) -> [String: Any] {
     var info = info
-    let redaction = Redaction.default
     if let url = info[NSURLErrorFailingURLErrorKey] as? URL {
       info[NSURLErrorFailingURLErrorKey] = redaction.redactedURL(url)
     }
@@ -55,7 +58,7 @@ extension URLError {
     if depth < 4, let underlying = info[NSUnderlyingErrorKey] as? NSError {
       info[NSUnderlyingErrorKey] = NSError(
         domain: underlying.domain, code: underlying.code,
-        userInfo: hidingSecrets(in: underlying.userInfo, depth: depth + 1))
+        userInfo: hidingSecrets(in: underlying.userInfo, by: redaction, depth: depth + 1))
     }
     return info
   }

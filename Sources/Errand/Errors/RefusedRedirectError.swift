@@ -29,14 +29,16 @@ public struct RefusedRedirectError: Error, LocalizedError, Hashable {
   /// or hashing.
   public var context: APIError.Context?
 
-  /// Create the error.
+  /// Create the error; both URLs are kept with the secrets ``Redaction/default`` knows hidden
+  /// (a transport that knows more, such as the request's own ``HTTPRequest/redaction``, redacts
+  /// them before).
   /// - Parameters:
   ///   - from: The URL that answered with the redirect.
   ///   - location: Where it pointed.
   ///   - reason: Why it was refused.
   public init(from: String, location: String, reason: Reason) {
-    self.from = from
-    self.location = location
+    self.from = Redaction.default.redact(urlText: from)
+    self.location = Redaction.default.redact(urlText: location)
     self.reason = reason
   }
 

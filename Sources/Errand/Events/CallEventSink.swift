@@ -78,6 +78,18 @@ package final class CallEventSink: Sendable {
     redaction.redact(location)
   }
 
+  /// Text that may quote URLs (an error's description), with every URL in it redacted: each
+  /// word with `://` in it, less the punctuation after it.
+  package func redacted(text: String) -> String {
+    text.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+      guard word.contains("://") else { return String(word) }
+      let end = word.lastIndex(where: { !":,.;)".contains($0) }).map(word.index(after:))
+      let url = word[..<(end ?? word.endIndex)]
+      return redaction.redact(urlText: String(url)) + word[url.endIndex...]
+    }
+    .joined(separator: " ")
+  }
+
   /// A chunk of a streamed body arrived: progress is posted every 16 chunks.
   func bodyChunk(_ count: Int) {
     let progress = state.withLock { state -> (Int, Int)? in

@@ -1,10 +1,11 @@
 import Foundation
 
 extension Redaction {
-  /// The URL as text with the password and sensitive query values hidden.
+  /// The URL as text with the credentials and sensitive query values hidden.
   ///
   /// Every query item keeps its place and its spelling; empty items (`?a=1&`, `?&`, `?=`) are
-  /// kept as written.
+  /// kept as written. `name=value` pairs in the fragment are redacted as in the query (tokens of
+  /// OAuth's implicit grant travel there).
   /// - Parameter url: The URL.
   /// - Returns: The text, for example `https://x.example/a?token=<redacted>&page=2`.
   public func redact(_ url: URL) -> String {
@@ -25,7 +26,15 @@ extension Redaction {
         text += "?" + items
       }
     }
-    return text
+    return redactingFragment(text)
+  }
+
+  /// `text` with the `name=value` pairs after its first `#` redacted as a query's are.
+  private func redactingFragment(_ text: String) -> String {
+    guard let hash = text.firstIndex(of: "#") else { return text }
+    let start = text.index(after: hash)
+    return String(text[..<start])
+      + Self.redactPairs(String(text[start...]), hiding: queryParameters, plusIsSpace: false)
   }
 
   /// URL text (a `Location`, a link in a body) with the password and secret query values hidden,
@@ -43,6 +52,7 @@ extension Redaction {
         result.replaceSubrange(result.index(after: colon)..<at, with: "redacted")
       }
     }
+    result = redactingFragment(result)
     let fragment = result.firstIndex(of: "#") ?? result.endIndex
     guard let question = result[..<fragment].firstIndex(of: "?") else { return result }
     let start = result.index(after: question)

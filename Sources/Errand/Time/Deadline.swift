@@ -17,7 +17,7 @@ func withDeadline<Value: Sendable>(
 
 /// Run `operation` until it finishes or the calling task is cancelled, returning at once on
 /// cancellation even if the operation is slow to notice (it goes on in the background).
-func withCancellation<Value: Sendable>(
+package func withCancellation<Value: Sendable>(
   _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
   try await typed(race({ try await operation() }, timeout: nil, on: ContinuousClock()))
@@ -81,15 +81,24 @@ func schedule(
     let id = scheduler.schedule(after: delay, handler)
     return { scheduler.cancel(id) }
   }
-  let sleeper = Task {
+  let sleeper = sleeper(after: delay, on: clock, handler)
+  return { sleeper.cancel() }
+}
+
+/// A task that runs `handler` once `clock` reaches `delay` from now. The instant is read before
+/// the task starts: a clock advanced in between (a test clock) must not push the deadline later.
+private func sleeper<C: Clock<Duration>>(
+  after delay: Duration, on clock: C, _ handler: @escaping @Sendable () -> Void
+) -> Task<Void, Never> {
+  let deadline = clock.now.advanced(by: delay)
+  return Task {
     do {
-      try await clock.sleep(for: delay)
+      try await clock.sleep(until: deadline, tolerance: nil)
       handler()
     } catch {
       // Cancelled: the race was decided first.
     }
   }
-  return { sleeper.cancel() }
 }
 
 /// The first of several outcomes to arrive resumes the continuation; the rest are dropped.

@@ -10,7 +10,8 @@ import Foundation
 /// deadline, progress observer or listeners.
 ///
 /// A transport honours it this way:
-/// - it returns at the response's head when ``streams`` is `true`, and may pace its reading by
+/// - it returns at the response's head when ``streams`` is `true` (for a buffered call it may
+///   hold the head until the body has ended or backs up), and may pace its reading by
 ///   it either way;
 /// - it ends its wait with ``APIError/timedOut(_:)`` when the call's deadline passes
 ///   (``whenDeadlinePasses(_:)``, ``remainingTime``) and with `CancellationError` when the
@@ -22,8 +23,9 @@ import Foundation
 /// Every member is safe to call from any thread; the reports do nothing when the call has no
 /// one to hear them.
 public struct Exchange: Sendable {
-  /// Whether the caller reads the body as it arrives (`true`) or collects it whole: the
-  /// transport returns at the head either way.
+  /// Whether the caller reads the body as it arrives (`true`: the transport returns at the
+  /// head) or collects it whole (the transport may hold the head until the body has ended or
+  /// backs up, as Errand's own transports do, so that a short answer wakes its caller once).
   public var streams: Bool
   /// The endpoint's sample response, for test doubles that answer with it.
   public var sample: HTTPResponse?
@@ -100,8 +102,9 @@ public struct Exchange: Sendable {
   }
 
   /// Tell the call's listeners that the transport refused a redirect.
-  /// - Parameter error: Why (its description is what listeners hear).
+  /// - Parameter error: Why: listeners hear its description, every URL in it redacted.
   public func redirectRefused(_ error: any Error) {
-    events?.post(.redirectRefused(reason: error.localizedDescription))
+    guard let events else { return }
+    events.post(.redirectRefused(reason: events.redacted(text: error.localizedDescription)))
   }
 }

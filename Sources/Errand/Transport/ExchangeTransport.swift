@@ -28,7 +28,9 @@ import Foundation
 /// ```
 public protocol ExchangeTransport: Transport {
   /// Send a request and return at the response's head, its body in ``HTTPResponse/bodyStream``
-  /// as it arrives (or, when the transport has it whole at once, in ``HTTPResponse/body``). The
+  /// as it arrives (or, when the transport has it whole at once, in ``HTTPResponse/body``); a
+  /// buffered exchange (``Exchange/streams`` is `false`) may return once its body has ended or
+  /// backs up instead. The
   /// client settles the body in one place: it holds it to the request's
   /// ``HTTPRequest/maximumResponseSize`` and collects it for a buffered call.
   ///

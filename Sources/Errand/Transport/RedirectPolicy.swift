@@ -64,14 +64,14 @@ package enum RedirectPolicy {
     {
       return .refuse(
         RefusedRedirectError(
-          from: source.redactedString,
-          location: URL(string: location).map { Redaction.default.redact($0) } ?? "(unreadable)",
+          from: redaction.redact(source),
+          location: URL(string: location).map { redaction.redact($0) } ?? "(unreadable)",
           reason: .unsupportedScheme))
     }
     if source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http" {
       return .refuse(
         RefusedRedirectError(
-          from: source.redactedString, location: target.redactedString, reason: .downgradeToHTTP))
+          from: redaction.redact(source), location: redaction.redact(target), reason: .downgradeToHTTP))
     }
     var next = proposed
     if target.user != nil || target.password != nil,
@@ -93,7 +93,7 @@ package enum RedirectPolicy {
     if repeatsBody {
       return .refuse(
         RefusedRedirectError(
-          from: source.redactedString, location: target.redactedString,
+          from: redaction.redact(source), location: redaction.redact(target),
           reason: .bodyWouldBeDropped))
     }
     guard !trusted else { return .follow(next) }

@@ -29,6 +29,7 @@ extension TransportConformance {
         let elapsed = ContinuousClock.now - start
         let kind = APIError(transportError: error, request: nil).kind
         try expect(kind == .timedOut, "a 300 ms exchange of GET /delay/10 threw \(error)")
+        try expect(elapsed >= .milliseconds(250), "a 300 ms exchange timed out after \(elapsed)")
         try expect(elapsed < .seconds(5), "a 300 ms exchange took \(elapsed) to time out")
       }
     },

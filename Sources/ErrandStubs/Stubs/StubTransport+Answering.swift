@@ -117,11 +117,13 @@ extension StubTransport {
     return given.map(measured.overlaid(by:)) ?? measured
   }
 
-  /// Wait for `operation` within `deadline` (racing it when there is one).
+  /// Wait for `operation` within `deadline`, or until the caller is cancelled.
   private static func bounded<Value: Sendable>(
     by deadline: RequestDeadline?, _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    guard let deadline else { return try await operation() }
+    // Without a deadline still raced against the caller's cancellation: a handler that holds
+    // its answer must not hold a cancelled caller.
+    guard let deadline else { return try await withCancellation(operation) }
     return try await deadline.race(operation)
   }
 

@@ -71,7 +71,8 @@ package enum RedirectPolicy {
     if source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http" {
       return .refuse(
         RefusedRedirectError(
-          from: redaction.redact(source), location: redaction.redact(target), reason: .downgradeToHTTP))
+          from: redaction.redact(source), location: redaction.redact(target),
+          reason: .downgradeToHTTP))
     }
     var next = proposed
     if target.user != nil || target.password != nil,

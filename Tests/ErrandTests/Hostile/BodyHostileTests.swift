@@ -59,7 +59,7 @@ import Testing
     case .cancel: body.cancel()
     case .collect: collecting = Task { try await body.collect() }
     }
-    let ran = await Self.within(seconds: 2) {
+    let ran = await Self.within(seconds: 30) {
       for await _ in drained.stream {}
       return true
     }
@@ -95,7 +95,7 @@ import Testing
         writer.finish()
       }
       writing.start()
-      let ended = await Self.within(seconds: 10) {
+      let ended = await Self.within(seconds: 30) {
         _ = await first.value
         _ = await second.value
         return true
@@ -141,7 +141,7 @@ import Testing
         }
       }
       ending.start()
-      let woke = await Self.within(seconds: 10) {
+      let woke = await Self.within(seconds: 30) {
         _ = await reader.value
         return true
       }

@@ -42,6 +42,12 @@ private func race(
     throw CancellationError()
   }
   let race = Race()
+  // The timer first: armed before the operation can run (and, on a test clock, register its own
+  // sleeps), so that an advance the test makes once it sees them cannot come before the timer
+  // and push it later.
+  if let timeout {
+    race.onFinish(schedule(after: timeout, on: clock) { race.finish(.failure(APIError.timedOut)) })
+  }
   // `Task.immediate` (which would let an operation with nothing to wait for finish before the
   // caller suspends) left tasks suspended for good under load with Swift 6.3 on Linux: not used.
   let work = Task {
@@ -51,17 +57,13 @@ private func race(
       race.finish(.failure(error))
     }
   }
+  race.onFinish { work.cancel() }
   if let early = race.takeEarly() {
     return try early.get()
   }
   return try await withTaskCancellationHandler {
     try await withCheckedThrowingContinuation { continuation in
       race.start(continuation)
-      race.onFinish { work.cancel() }
-      if let timeout {
-        race.onFinish(
-          schedule(after: timeout, on: clock) { race.finish(.failure(APIError.timedOut)) })
-      }
     }
   } onCancel: {
     race.finish(.failure(CancellationError()))

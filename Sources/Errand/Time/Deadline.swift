@@ -42,12 +42,9 @@ private func race(
     throw CancellationError()
   }
   let race = Race()
-  // The timer first: armed before the operation can run (and, on a test clock, register its own
-  // sleeps), so that an advance the test makes once it sees them cannot come before the timer
-  // and push it later.
-  if let timeout {
-    race.onFinish(schedule(after: timeout, on: clock) { race.finish(.failure(APIError.timedOut)) })
-  }
+  // The timeout counts from here: the operation may run (and, on a test clock, register its own
+  // sleeps, which a test may then advance past) before the timer below is armed.
+  let started = timeout.map { _ in Stopwatch(clock) }
   // `Task.immediate` (which would let an operation with nothing to wait for finish before the
   // caller suspends) left tasks suspended for good under load with Swift 6.3 on Linux: not used.
   let work = Task {
@@ -60,6 +57,12 @@ private func race(
   race.onFinish { work.cancel() }
   if let early = race.takeEarly() {
     return try early.get()
+  }
+  if let timeout, let started {
+    race.onFinish(
+      schedule(after: timeout - started.elapsed, on: clock) {
+        race.finish(.failure(APIError.timedOut))
+      })
   }
   return try await withTaskCancellationHandler {
     try await withCheckedThrowingContinuation { continuation in

@@ -10,30 +10,6 @@ import Testing
 /// Errand's transports, and cancellation or deadlines racing the head. Each probe asserts the
 /// safe (or documented) behaviour, so a failure is a finding.
 @Suite(.timeLimit(.minutes(3))) struct HostileExchangeTests {
-  /// Whether `operation` returned `true` within `seconds` of real time (a bounded wait for an
-  /// event).
-  static func within(
-    seconds: Int, _ operation: @escaping @Sendable () async -> Bool
-  ) async -> Bool {
-    // Not a task group: a group waits for every child, and an operation stuck in a wait that
-    // ignores cancellation (the very hang a probe looks for) would hold it for ever.
-    let waiting = Locked<CheckedContinuation<Bool, Never>?>(nil)
-    let decide: @Sendable (Bool) -> Void = { value in
-      waiting.withLock { held -> CheckedContinuation<Bool, Never>? in
-        defer { held = nil }
-        return held
-      }?.resume(returning: value)
-    }
-    return await withCheckedContinuation { continuation in
-      waiting.withLock { $0 = continuation }
-      Task { decide(await operation()) }
-      Task {
-        try? await Task.sleep(for: .seconds(seconds))
-        decide(false)
-      }
-    }
-  }
-
   /// A client over `kind` whose redaction also hides `session`, with a listener.
   static func client(
     _ kind: TransportKind, _ base: URL, listener: RecordingListener,
@@ -155,7 +131,7 @@ import Testing
             call.cancel()
           }
           let problem = Locked<String?>(nil)
-          let ended = await Self.within(seconds: 60) {
+          let ended = await returnsInTime(seconds: 60) {
             do {
               let answer = try await call.value
               if answer != expected {
@@ -275,7 +251,7 @@ import Testing
     #expect(await server.waitForRequests(1))
     call.cancel()
     let outcome = Locked<(any Error)?>(nil)
-    let ended = await Self.within(seconds: 5) {
+    let ended = await returnsInTime(seconds: 5) {
       do {
         _ = try await call.value
       } catch {
@@ -303,7 +279,7 @@ import Testing
     try #require(await clock.waitForSleepers(1, timeout: .seconds(10)))
     await clock.advance(by: .seconds(5))
     let outcome = Locked<(any Error)?>(nil)
-    let ended = await Self.within(seconds: 5) {
+    let ended = await returnsInTime(seconds: 5) {
       do {
         _ = try await call.value
       } catch {
@@ -354,7 +330,7 @@ import Testing
       }
       for _ in 0..<(iteration % 13) { await Task.yield() }
       call.cancel()
-      let ended = await Self.within(seconds: 10) {
+      let ended = await returnsInTime(seconds: 10) {
         _ = try? await call.value
         return true
       }
@@ -383,7 +359,7 @@ import Testing
             path: "r/\(iteration)", timeout: .milliseconds(1 + iteration % 5)))
       }
       let outcome = Locked<String?>(nil)
-      let ended = await Self.within(seconds: 10) {
+      let ended = await returnsInTime(seconds: 10) {
         do {
           _ = try await call.value
         } catch let error as APIError where error.kind == .timedOut {

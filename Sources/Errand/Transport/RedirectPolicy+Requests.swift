@@ -25,31 +25,21 @@ extension RedirectPolicy {
     }
     // As URLSession: a 303, and a 301 or 302 after a POST, become a GET without a body.
     let becomesGet = becomesGet(status: status, method: request.method.rawValue)
-    var proposed = request.urlRequest
-    proposed.url = target
-    if becomesGet {
-      proposed.httpMethod = "GET"
-      proposed.httpBody = nil
-    }
     let hasBody = !becomesGet && (request.body != nil || request.bodyFile != nil)
     switch decide(
-      from: request.url, proposed: proposed, location: location, status: status,
-      hasBody: hasBody, method: request.method.rawValue, trustedHosts: trustedHosts,
-      redaction: request.redaction)
+      from: request.url, to: target, headers: request.headers, location: location,
+      status: status, hasBody: hasBody, method: request.method.rawValue,
+      trustedHosts: trustedHosts, redaction: request.redaction)
     {
-    case .follow(let next):
+    case .follow(let url, let headers):
       var followed = request
-      followed.url = next.url ?? target
+      followed.url = url
+      followed.headers = headers
       if becomesGet {
         followed.method = .get
         followed.body = nil
         followed.bodyFile = nil
       }
-      let kept = next.allHTTPHeaderFields ?? [:]
-      followed.headers = HTTPHeaders(
-        request.headers.fields.filter { field in
-          kept.keys.contains { $0.caseInsensitiveCompare(field.name) == .orderedSame }
-        })
       return followed
     case .resend(let url):
       var resent = request

@@ -12,8 +12,8 @@ import Foundation
 package enum RedirectPolicy {
   /// The decision for one redirect.
   package enum Decision: Equatable {
-    /// Follow with this request.
-    case follow(URLRequest)
+    /// Follow: send to `url` with `headers` (the secret ones left behind at another origin).
+    case follow(URL, HTTPHeaders)
     /// Refuse for another reason.
     case refuse(RefusedRedirectError)
     /// Send the request again, body included, to this URL (of the same origin, or a trusted
@@ -36,21 +36,22 @@ package enum RedirectPolicy {
   }
 
   /// Decide what to do with a redirect from `source` (the URL that answered with a redirect) to
-  /// `proposed`.
+  /// `target`.
   /// - Parameters:
   ///   - source: The URL that answered.
-  ///   - proposed: The request URLSession would send next.
+  ///   - target: The URL the redirect leads to, resolved against `source`.
+  ///   - headers: The headers the next request would carry.
   ///   - location: The answer's `Location` header, as sent.
   ///   - status: The answer's status.
   ///   - hasBody: Whether the request being redirected has a body.
   ///   - method: The method of the request being redirected.
   ///   - trustedHosts: Hosts that may receive credentials and bodies across origins.
   ///   - redaction: Which headers are secret and stay behind at another origin.
-  /// - Returns: Follow (with which request), resend, or refuse.
+  /// - Returns: Follow (where, with which headers), resend, or refuse.
   package static func decide(
-    from source: URL?, proposed: URLRequest, location: String? = nil, status: Int = 302,
-    hasBody: Bool = false, method: String = "GET", trustedHosts: Set<String> = [],
-    redaction: Redaction = .default
+    from source: URL?, to target: URL, headers: HTTPHeaders, location: String? = nil,
+    status: Int = 302, hasBody: Bool = false, method: String = "GET",
+    trustedHosts: Set<String> = [], redaction: Redaction = .default
   ) -> Decision {
     // A redirect that keeps the method keeps the body: a 307 or 308, and a 301 or 302 of anything
     // but a POST (which becomes a GET, as in browsers). URLSession on Linux repeats such a
@@ -58,7 +59,7 @@ package enum RedirectPolicy {
     let keepsMethod =
       followedStatuses.contains(status) && !becomesGet(status: status, method: method)
     let repeatsBody = keepsMethod && hasBody
-    guard let source, var target = proposed.url else { return .follow(proposed) }
+    guard let source else { return .follow(target, headers) }
     if let location, let scheme = URL(string: location, relativeTo: source)?.absoluteURL.scheme,
       !["http", "https"].contains(scheme.lowercased())
     {
@@ -74,7 +75,7 @@ package enum RedirectPolicy {
           from: redaction.redact(source), location: redaction.redact(target),
           reason: .downgradeToHTTP))
     }
-    var next = proposed
+    var target = target
     if target.user != nil || target.password != nil,
       var components = URLComponents(url: target, resolvingAgainstBaseURL: true)
     {
@@ -83,27 +84,22 @@ package enum RedirectPolicy {
       components.password = nil
       if let stripped = components.url {
         target = stripped
-        next.url = stripped
       }
     }
     let trusted = trustedHosts.contains(target.host?.lowercased() ?? "")
     if repeatsBody && (trusted || isSameOrigin(source, target)) {
       return .resend(target)
     }
-    guard !isSameOrigin(source, target) else { return .follow(next) }
+    guard !isSameOrigin(source, target) else { return .follow(target, headers) }
     if repeatsBody {
       return .refuse(
         RefusedRedirectError(
           from: redaction.redact(source), location: redaction.redact(target),
           reason: .bodyWouldBeDropped))
     }
-    guard !trusted else { return .follow(next) }
+    guard !trusted else { return .follow(target, headers) }
     // Every header the redaction engine hides (credentials, API keys, auth tokens) stays behind.
-    for name in (next.allHTTPHeaderFields ?? [:]).keys
-    where redaction.hidesHeader(name) {
-      next.setValue(nil, forHTTPHeaderField: name)
-    }
-    return .follow(next)
+    return .follow(target, HTTPHeaders(headers.fields.filter { !redaction.hidesHeader($0.name) }))
   }
 
   /// Whether two URLs share scheme, host and port (default ports made explicit).

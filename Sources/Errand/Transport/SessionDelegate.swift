@@ -267,16 +267,25 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let (redaction, call) = exchanges.withLock {
       ($0[task.taskIdentifier]?.redaction ?? .default, $0[task.taskIdentifier]?.call)
     }
+    guard let target = request.url else {
+      completionHandler(request)
+      return
+    }
+    let proposed = HTTPHeaders(
+      (request.allHTTPHeaderFields ?? [:]).map { HTTPHeaders.Field(name: $0.key, value: $0.value) })
     let decision = RedirectPolicy.decide(
-      from: response.url ?? task.currentRequest?.url, proposed: request,
+      from: response.url ?? task.currentRequest?.url, to: target, headers: proposed,
       location: response.value(forHTTPHeaderField: "Location"), status: response.statusCode,
       hasBody: hasBody, method: original?.httpMethod ?? "GET", trustedHosts: trustedRedirectHosts,
       redaction: redaction)
     switch decision {
-    case .follow(let next):
+    case .follow(let url, let headers):
       exchanges.withLock { $0[task.taskIdentifier]?.observed.redirected() }
-      if let url = next.url {
-        call?.redirectFollowed(status: response.statusCode, location: url)
+      call?.redirectFollowed(status: response.statusCode, location: url)
+      var next = request
+      next.url = url
+      for field in proposed.fields where !headers.contains(field.name) {
+        next.setValue(nil, forHTTPHeaderField: field.name)
       }
       completionHandler(next)
     case .refuse(let error):

@@ -8,29 +8,6 @@ import Testing
 /// that wait forever, writers never resumed, readers and writers on different threads.
 /// Each probe asserts the safe (or documented) behaviour, so a failure is a finding.
 @Suite(.timeLimit(.minutes(2))) struct BodyHostileTests {
-  /// Whether `operation` returned `true` within `seconds` of real time.
-  static func within(
-    seconds: Int, _ operation: @escaping @Sendable () async -> Bool
-  ) async -> Bool {
-    // Not a task group: a group waits for every child, and an operation stuck in a wait that
-    // ignores cancellation (the very hang a probe looks for) would hold it for ever.
-    let waiting = Locked<CheckedContinuation<Bool, Never>?>(nil)
-    let decide: @Sendable (Bool) -> Void = { value in
-      waiting.withLock { held -> CheckedContinuation<Bool, Never>? in
-        defer { held = nil }
-        return held
-      }?.resume(returning: value)
-    }
-    return await withCheckedContinuation { continuation in
-      waiting.withLock { $0 = continuation }
-      Task { decide(await operation()) }
-      Task {
-        try? await Task.sleep(for: .seconds(seconds))
-        decide(false)
-      }
-    }
-  }
-
   // MARK: Backpressure
 
   /// How a paused writer's body ends.
@@ -59,7 +36,7 @@ import Testing
     case .cancel: body.cancel()
     case .collect: collecting = Task { try await body.collect() }
     }
-    let ran = await Self.within(seconds: 30) {
+    let ran = await returnsInTime(seconds: 30) {
       for await _ in drained.stream {}
       return true
     }
@@ -95,7 +72,7 @@ import Testing
         writer.finish()
       }
       writing.start()
-      let ended = await Self.within(seconds: 30) {
+      let ended = await returnsInTime(seconds: 30) {
         _ = await first.value
         _ = await second.value
         return true
@@ -141,7 +118,7 @@ import Testing
         }
       }
       ending.start()
-      let woke = await Self.within(seconds: 30) {
+      let woke = await returnsInTime(seconds: 30) {
         _ = await reader.value
         return true
       }

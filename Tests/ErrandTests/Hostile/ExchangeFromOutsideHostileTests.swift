@@ -1,11 +1,12 @@
 import Errand
 import ErrandTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Hostile probes of `Exchange` and `ExchangeTransport` as a user outside Errand sees them: this
-/// file imports only `Errand` and `ErrandTesting` (no SPI, no `@testable`, no package helpers).
-/// Each probe asserts the safe behaviour, so a failure is a finding.
+/// file imports only `Errand` and `ErrandTesting` (no SPI, no `@testable`), and the tests' hang
+/// guard. Each probe asserts the safe behaviour, so a failure is a finding.
 @Suite(.timeLimit(.minutes(2))) struct ExchangeFromOutsideHostileTests {
   // MARK: Helpers a user would write
 
@@ -35,7 +36,7 @@ import Testing
     /// The events up to the one that ends a call (bounded: 10 seconds at most).
     func untilCallEnds() async -> [CallEvent] {
       let stream = arrivals.stream
-      _ = await ExchangeFromOutsideHostileTests.firstOf(seconds: 30) {
+      _ = await returnsInTime(seconds: 30) {
         for await event in stream {
           switch event.kind {
           case .callEnded, .callFailed, .callCancelled: return true
@@ -45,30 +46,6 @@ import Testing
         return false
       }
       return events.current
-    }
-  }
-
-  /// Whether `operation` returned `true` within `seconds` of real time (a bounded wait for an
-  /// event, never a sleep that the probe relies on).
-  static func firstOf(
-    seconds: Int, _ operation: @escaping @Sendable () async -> Bool
-  ) async -> Bool {
-    // Not a task group: a group waits for every child, and an operation stuck in a wait that
-    // ignores cancellation (the very hang a probe looks for) would hold it for ever.
-    let waiting = Box<CheckedContinuation<Bool, Never>?>(nil)
-    let decide: @Sendable (Bool) -> Void = { value in
-      waiting.update { held -> CheckedContinuation<Bool, Never>? in
-        defer { held = nil }
-        return held
-      }?.resume(returning: value)
-    }
-    return await withCheckedContinuation { continuation in
-      waiting.update { $0 = continuation }
-      Task { decide(await operation()) }
-      Task {
-        try? await Task.sleep(for: .seconds(seconds))
-        decide(false)
-      }
     }
   }
 
@@ -203,7 +180,7 @@ import Testing
       let disarm = exchange.whenDeadlinePasses { fired.continuation.finish() }
       await clock.advance(by: .seconds(5))
       #expect((exchange.remainingTime ?? .seconds(1)) <= .zero)
-      let heard = await Self.firstOf(seconds: 30) {
+      let heard = await returnsInTime(seconds: 30) {
         for await _ in fired.stream {}
         return true
       }
@@ -235,7 +212,7 @@ import Testing
       count.update { $0 += 1 }
       fired.continuation.finish()
     }
-    let heard = await Self.firstOf(seconds: 30) {
+    let heard = await returnsInTime(seconds: 30) {
       for await _ in fired.stream {}
       return true
     }
@@ -277,7 +254,7 @@ import Testing
     try #require(await clock.waitForSleepers(1, timeout: .seconds(10)))
     await clock.advance(by: .seconds(5))
     let outcome = Box<(any Error)?>(nil)
-    let ended = await Self.firstOf(seconds: 30) {
+    let ended = await returnsInTime(seconds: 30) {
       do {
         _ = try await call.value
       } catch {
@@ -313,7 +290,7 @@ import Testing
     _ = await arrivals.next()
     call.cancel()
     let outcome = Box<(any Error)?>(nil)
-    let ended = await Self.firstOf(seconds: 30) {
+    let ended = await returnsInTime(seconds: 30) {
       do {
         _ = try await call.value
       } catch {

@@ -84,6 +84,11 @@ import Testing
     let call = Task {
       try await client.stream(Endpoint<Data>(path: "feed", decoding: .data))
     }
+    // The error body is being read once three tasks sleep: the stub's next chunk, the reader's
+    // idle timeout and the body's bound (before the head, at most the stub and the call's
+    // timeout do). Advancing before that would start the bound 0.9 s late, and the test would
+    // wait for it forever.
+    try #require(await clock.waitForSleepers(3))
     try #require(await clock.waitForSleeper(dueIn: .milliseconds(900)))
     await clock.advance(by: .milliseconds(900))
     // The error body's own bound is the only sleeper due at 1 s from the start.

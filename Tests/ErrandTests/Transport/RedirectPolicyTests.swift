@@ -9,16 +9,32 @@ import Testing
 #endif
 
 @Suite(.timeLimit(.minutes(2))) struct RedirectPolicyTests {
+  private let headers: HTTPHeaders = [
+    "Authorization": "Bearer s3cret", "Proxy-Authorization": "Basic s3cret", "Cookie": "a=s3cret",
+    "X-API-Key": "k3y", "X-Auth-Token": "t0k3n", "X-Trace": "abc",
+  ]
+
   private func proposed(_ target: String) -> URLRequest {
     var request = URLRequest(url: url(target))
-    for (name, value) in [
-      ("Authorization", "Bearer s3cret"), ("Proxy-Authorization", "Basic s3cret"),
-      ("Cookie", "a=s3cret"), ("X-API-Key", "k3y"), ("X-Auth-Token", "t0k3n"),
-      ("X-Trace", "abc"),
-    ] {
-      request.setValue(value, forHTTPHeaderField: name)
+    for field in headers.fields {
+      request.setValue(field.value, forHTTPHeaderField: field.name)
     }
     return request
+  }
+
+  /// A delegate, and a task of `https://api.example.com/a` answered with a 302 to `location`.
+  private func redirect(
+    to location: String
+  ) throws -> (SessionDelegate, URLSession, URLSessionDataTask, HTTPURLResponse) {
+    let session = URLSession(configuration: .ephemeral)
+    let response = try #require(
+      HTTPURLResponse(
+        url: url("https://api.example.com/a"), statusCode: 302, httpVersion: "HTTP/1.1",
+        headerFields: ["Location": location]))
+    return (
+      SessionDelegate(), session, session.dataTask(with: url("https://api.example.com/a")),
+      response
+    )
   }
 
   @Test(arguments: [
@@ -33,15 +49,16 @@ import Testing
   func keepsCredentialsOnlyWithinTheOrigin(source: String, target: String, sameOrigin: Bool) throws
   {
     guard
-      case .follow(let next) = RedirectPolicy.decide(from: url(source), proposed: proposed(target))
+      case .follow(let next, let kept) = RedirectPolicy.decide(
+        from: url(source), to: url(target), headers: headers)
     else {
       Issue.record("expected the redirect to be followed")
       return
     }
-    #expect(next.url == url(target))
-    #expect(next.value(forHTTPHeaderField: "X-Trace") == "abc")
+    #expect(next == url(target))
+    #expect(kept["X-Trace"] == "abc")
     for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "X-Auth-Token"] {
-      #expect((next.value(forHTTPHeaderField: name) != nil) == sameOrigin, "\(name)")
+      #expect(kept.contains(name) == sameOrigin, "\(name)")
     }
   }
 
@@ -51,7 +68,7 @@ import Testing
   func refusesHTTPSToHTTP(target: String) {
     let source = url("https://api.example.com/a")
     #expect(
-      RedirectPolicy.decide(from: source, proposed: proposed(target))
+      RedirectPolicy.decide(from: source, to: url(target), headers: headers)
         == .refuse(
           RefusedRedirectError(
             from: source.absoluteString, location: url(target).absoluteString,
@@ -59,14 +76,8 @@ import Testing
   }
 
   @Test func delegateRefusesADowngradeAndEndsTheExchangeWithIt() async throws {
-    let delegate = SessionDelegate()
-    let session = URLSession(configuration: .ephemeral)
+    let (delegate, session, task, response) = try redirect(to: "http://api.example.com/b")
     defer { session.invalidateAndCancel() }
-    let task = session.dataTask(with: url("https://api.example.com/a"))
-    let response = try #require(
-      HTTPURLResponse(
-        url: url("https://api.example.com/a"), statusCode: 302, httpVersion: "HTTP/1.1",
-        headerFields: ["Location": "http://api.example.com/b"]))
     // As URLSessionTransport does: the exchange is registered before the task starts; the
     // delegate then refuses the redirect, and the task completes without an error of its own.
     let refused = try await #require(throws: RefusedRedirectError.self) {
@@ -88,10 +99,32 @@ import Testing
         + "it would downgrade HTTPS to plain HTTP")
   }
 
+  /// What URLSessionTransport's delegate hands back to URLSession for a redirect it follows: the
+  /// policy's URL and headers, written into URLSession's own proposal.
+  @Test(arguments: [
+    ("https://api.example.com/b", true), ("https://cdn.example.com/b", false),
+    ("https://ann:pa55@cdn.example.com/b", false),
+  ])
+  func delegateFollowsWithThePolicysURLAndHeaders(target: String, sameOrigin: Bool) throws {
+    let (delegate, session, task, response) = try redirect(to: target)
+    defer { session.invalidateAndCancel() }
+    let next = Locked<URLRequest?>(nil)
+    delegate.urlSession(
+      session, task: task, willPerformHTTPRedirection: response, newRequest: proposed(target)
+    ) { request in next.withLock { $0 = request } }
+    let followed = try #require(next.withLock { $0 })
+    #expect(followed.url?.user == nil && followed.url?.password == nil)
+    #expect(followed.url?.host == url(target).host)
+    #expect(followed.value(forHTTPHeaderField: "X-Trace") == "abc")
+    for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "X-Auth-Token"] {
+      #expect((followed.value(forHTTPHeaderField: name) != nil) == sameOrigin, "\(name)")
+    }
+  }
+
   @Test func aRefusedDowngradeNeverPrintsTheSecretsOfEitherURL() throws {
     let source = url("https://ann:pa55word@api.example.com/a?token=s3cret-a")
     let decision = RedirectPolicy.decide(
-      from: source, proposed: proposed("http://api.example.com/b?access_token=s3cret-b"))
+      from: source, to: url("http://api.example.com/b?access_token=s3cret-b"), headers: headers)
     guard case .refuse(let refused) = decision else {
       Issue.record("expected a refusal, got \(decision)")
       return

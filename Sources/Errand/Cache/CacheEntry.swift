@@ -58,6 +58,7 @@ struct CacheEntry: Sendable {
     for name in vary {
       varying[name] = request.headers.values(for: name).joined(separator: ",")
     }
+    varying[Self.credentialsKey] = Self.credentials(of: request)
     let lifetime =
       Self.freshnessLifetime(response.headers, control: control)
       ?? heuristic.flatMap { Self.heuristicLifetime(response.headers, fraction: $0) }
@@ -118,10 +119,42 @@ struct CacheEntry: Sendable {
     return age < (lifetime ?? .zero) + .seconds(extra)
   }
 
-  /// Whether `request` asks for this variant: the same values of the headers `Vary` names.
+  /// Whether `request` asks for this variant: the same values of the headers `Vary` names, and
+  /// the same credentials when the stored request carried any.
   func matches(_ request: HTTPRequest) -> Bool {
     varying.allSatisfy { name, value in
-      request.headers.values(for: name).joined(separator: ",") == value
+      name == Self.credentialsKey
+        ? Self.credentials(of: request) == value
+        : request.headers.values(for: name).joined(separator: ",") == value
+    }
+  }
+
+  /// Where ``varying`` keeps the fingerprint of the stored request's credentials: not a header
+  /// name (a space cannot be in one), so no `Vary` can collide with it.
+  static let credentialsKey = " credentials"
+
+  /// A fingerprint of the credentials `request` carries in its headers (those its redaction
+  /// hides), or `nil` when it carries none. A hash, not the values: it may be written to disk.
+  /// Credentials in the URL (a user, a secret query value) are part of the URL, and so of the key.
+  static func credentials(of request: HTTPRequest) -> String? {
+    let secret = request.headers.fields.filter { request.redaction.hidesHeader($0.name) }
+    guard !secret.isEmpty else { return nil }
+    let text = secret.map { "\($0.name.lowercased()): \($0.value)" }.sorted().joined(
+      separator: "\n")
+    return DiskCacheStore.hash(text, seed: 2) + DiskCacheStore.hash(text, seed: 3)
+  }
+
+  /// Whether `request` carries credentials: a header, a query parameter or a URL user or
+  /// password that its redaction hides.
+  static func isAuthenticated(_ request: HTTPRequest, redaction: Redaction) -> Bool {
+    let redaction = redaction.merging(request.redaction)
+    if request.headers.fields.contains(where: { redaction.hidesHeader($0.name) }) { return true }
+    guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: true) else {
+      return true
+    }
+    if components.user != nil || components.password != nil { return true }
+    return (components.queryItems ?? []).contains {
+      redaction.queryParameters.contains($0.name.lowercased())
     }
   }
 

@@ -20,9 +20,15 @@ import Foundation
 /// one chunk; what it reads from the network is stored once read to the end within the memory
 /// budget.
 ///
-/// Put it first in the chain to cache what retries and authentication finally got, or after
-/// ``BearerAuthenticationMiddleware`` to see the request as sent. The policy of a call is the
-/// endpoint's ``Endpoint/cachePolicy``, else this middleware's.
+/// Wherever it is in the list, it runs after every other middleware, just before the transport:
+/// it sees, keys and stores the request exactly as it is sent, with the token
+/// ``BearerAuthenticationMiddleware`` or a middleware of your own adds. An answer to a request
+/// with credentials (a header, query parameter or URL user its ``HTTPRequest/redaction`` hides)
+/// is only ever reused for a request with the same credentials, so clients of different users
+/// can share one ``HTTPCache`` without seeing each other's answers, and it is written to disk
+/// only when the cache allows it. Retries, authentication and logging run outside it: a hit is
+/// logged, and a retry may be answered from the cache. The policy of a call is the endpoint's
+/// ``Endpoint/cachePolicy``, else this middleware's.
 public struct CachingMiddleware: Middleware {
   /// Where responses are stored.
   public let cache: HTTPCache
@@ -62,12 +68,12 @@ public struct CachingMiddleware: Middleware {
     }
     let entry = cache.lookup(request, clock: clock)
     if let entry, entry.isFresh, !control.noCache {
-      return Self.answer(entry, .hit)
+      return Self.answer(entry, .hit, to: request)
     }
     switch policy {
     case .returnCacheElseLoad, .onlyIfCached:
       if let entry {
-        return Self.answer(entry, entry.isFresh ? .hit : .stale)
+        return Self.answer(entry, entry.isFresh ? .hit : .stale, to: request)
       }
       if policy == .onlyIfCached {
         var offline = HTTPResponse(status: 504, url: request.url)
@@ -88,10 +94,10 @@ public struct CachingMiddleware: Middleware {
       // its caller cancelled.
       let cancelled = error is CancellationError || (error as? APIError)?.kind == .cancelled
       guard entry.mayStandInForError, !cancelled else { throw error }
-      return Self.answer(entry, .stale)
+      return Self.answer(entry, .stale, to: request)
     }
     if response.status >= 500, entry.mayStandInForError {
-      return Self.answer(entry, .stale)
+      return Self.answer(entry, .stale, to: request)
     }
     guard response.status == 304,
       let updated = entry.revalidated(
@@ -102,6 +108,7 @@ public struct CachingMiddleware: Middleware {
     response.bodyStream?.cancel()  // a streamed call's 304 has an empty body to let go of
     cache.insert(updated)
     var answer = updated.response
+    answer.request = request
     answer.attempts = response.attempts
     answer.cacheStatus = .revalidated
     return answer
@@ -138,8 +145,13 @@ public struct CachingMiddleware: Middleware {
     return answer
   }
 
-  private static func answer(_ entry: CacheEntry, _ status: CacheStatus) -> HTTPResponse {
+  /// A stored answer, for `request`: its ``HTTPResponse/request`` is the caller's own, never
+  /// the request that stored it.
+  private static func answer(
+    _ entry: CacheEntry, _ status: CacheStatus, to request: HTTPRequest
+  ) -> HTTPResponse {
     var answer = entry.response
+    answer.request = request
     answer.cacheStatus = status
     return answer
   }

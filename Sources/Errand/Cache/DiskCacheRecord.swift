@@ -22,8 +22,10 @@ struct DiskCacheRecord: Codable {
     guard let request = entry.response.request else { return nil }
     let redaction = redaction.merging(request.redaction)
     guard !entry.varying.keys.contains(where: redaction.hidesHeader) else { return nil }
-    let authenticated = request.headers.fields.contains { redaction.hidesHeader($0.name) }
-    guard storesAuthenticatedResponses || !authenticated else { return nil }
+    guard
+      storesAuthenticatedResponses
+        || !CacheEntry.isAuthenticated(request, redaction: redaction)
+    else { return nil }
     format = Self.format
     check = DiskCacheStore.hash(CacheEntry.key(for: request.url), seed: 1)
     status = entry.response.status

@@ -77,13 +77,35 @@ extension APIClient {
     /// ```
     public var redaction: Redaction = .default
 
-    /// Hosts at another origin that may still receive the client's credentials and secret
-    /// headers (the ones ``redaction`` names) through an absolute-URL endpoint or a next page's
-    /// `Link`; none by default. Compared without case. Redirects have their own list, on the
-    /// transport (`trustedRedirectHosts`).
+    /// Hosts at another origin that may still receive the client's default headers and
+    /// credentials through an absolute-URL endpoint or a next page's `Link`; none by default.
+    /// Compared without case. Redirects have their own list, on the transport
+    /// (`trustedRedirectHosts`).
     public var trustedHosts: Set<String> = [] {
       didSet { trustedHosts = Set(trustedHosts.map { $0.lowercased() }) }
     }
+
+    /// The only default ``headers`` sent to an origin that is neither the base URL's nor a
+    /// trusted host's (an absolute-URL endpoint, a next page's `Link`): ``crossOriginSafeHeaders``
+    /// unless changed. Compared without case, kept lowercased; a header ``redaction`` hides is
+    /// never sent there, even if named here.
+    ///
+    /// Deny by default: an API key in a header of your own (`PRIVATE-TOKEN`, `X-Tenant-Key`)
+    /// stays at your origin even if ``redaction`` does not name it.
+    ///
+    /// ```swift
+    /// var configuration = APIClient.Configuration(headers: ["X-Client-Version": "4.2"])
+    /// configuration.crossOriginHeaders.insert("X-Client-Version")  // harmless anywhere
+    /// ```
+    public var crossOriginHeaders: Set<String> = Configuration.crossOriginSafeHeaders {
+      didSet { crossOriginHeaders = Set(crossOriginHeaders.map { $0.lowercased() }) }
+    }
+
+    /// The default ``crossOriginHeaders``: `Accept`, `Accept-Encoding`, `Accept-Language` and
+    /// `User-Agent`, which say how to answer and nothing about who asks.
+    public static let crossOriginSafeHeaders: Set<String> = [
+      "accept", "accept-encoding", "accept-language", "user-agent",
+    ]
 
     /// Who hears what happens during each call (``CallEvent``), each on a queue of its own so
     /// that none can slow a call; none by default, and then calls do no work for events.

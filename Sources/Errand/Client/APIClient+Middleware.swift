@@ -13,7 +13,13 @@ extension APIClient {
     _ request: HTTPRequest, for endpoint: Endpoint<Value>, as exchange: Exchange = Exchange()
   ) async throws -> HTTPResponse {
     var exchange = exchange
-    exchange.withholding = endpoint.withholdsSecrets ? configuration.redaction : nil
+    if endpoint.withholdsSecrets {
+      let configuration = configuration
+      exchange.withholding = { field in
+        configuration.goesToOtherOrigins(field)
+          || Self.describingHeaders.contains(field.name.lowercased())
+      }
+    }
     exchange.deadline = request.timeout.map {
       RequestDeadline(timeout: $0, clock: configuration.clock)
     }
@@ -27,9 +33,9 @@ extension APIClient {
     context.clock = configuration.clock
     context.cachePolicy = endpoint.cachePolicy
     context.events = exchange.events
-    let chain =
+    let chain = Self.ordered(
       endpoint.middleware.isEmpty
-      ? configuration.middleware : configuration.middleware + endpoint.middleware
+        ? configuration.middleware : configuration.middleware + endpoint.middleware)
     var response: HTTPResponse
     do {
       response = try await RequestContext.$current.withValue(context) {
@@ -39,25 +45,45 @@ extension APIClient {
       throw APIError(transportError: error, request: request)
     }
     response.url = response.url ?? request.url
-    response.request = request
+    // The request as the transport got it (tokens and headers the middleware added included, so
+    // that an echo of them is scrubbed from what is printed), else as the client built it.
+    response.request = response.request ?? request
     if let events = exchange.events, let status = response.cacheStatus {
       events.post(.cacheOutcome(status))
     }
     return response
   }
 
+  /// Headers that describe the request itself (its body, the answer it can take) and say nothing
+  /// of who sends it: kept, beside the safe defaults, when a call withholds its headers.
+  static let describingHeaders: Set<String> = [
+    "content-type", "content-encoding", "content-language", "if-none-match", "if-match",
+    "if-modified-since", "if-unmodified-since", "if-range", "range",
+  ]
+
+  /// The chain in the order it runs: as written, except that every ``CachingMiddleware`` runs
+  /// after all the others, just before the transport. So a cache keys, varies and decides what
+  /// is authenticated on the request exactly as it is sent, whatever order the app wrote: a token
+  /// or an API key a middleware adds can never be missing from what the cache sees.
+  static func ordered(_ chain: [any Middleware]) -> [any Middleware] {
+    guard chain.contains(where: { $0 is CachingMiddleware }) else { return chain }
+    return chain.filter { !($0 is CachingMiddleware) } + chain.filter { $0 is CachingMiddleware }
+  }
+
   /// Send a request through the middleware chain, outermost first, then the transport, as
-  /// `exchange` says.
+  /// `exchange` says. A call that withholds its secrets (a next page at an origin the app did not
+  /// choose) has them removed before the cache and the transport see it.
   nonisolated func send(
     _ request: HTTPRequest, through chain: ArraySlice<any Middleware>, as exchange: Exchange
   ) async throws -> HTTPResponse {
+    var request = request
+    if let keeps = exchange.withholding, chain.first.map({ $0 is CachingMiddleware }) ?? true {
+      request.headers = HTTPHeaders(request.headers.fields.filter(keeps))
+    }
     guard let first = chain.first else {
-      var request = request
-      if let secrets = exchange.withholding {
-        request.headers = HTTPHeaders(
-          request.headers.fields.filter { !secrets.hidesHeader($0.name) })
-      }
-      return try await send(request, as: exchange)
+      var response = try await send(request, as: exchange)
+      response.request = request
+      return response
     }
     return try await first.intercept(request) { next in
       try await send(next, through: chain.dropFirst(), as: exchange)

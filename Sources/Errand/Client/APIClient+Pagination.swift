@@ -9,8 +9,9 @@ extension APIClient {
   /// one already fetched.
   ///
   /// A next page at another origin, on a host not in ``Configuration/trustedHosts``, gets no
-  /// credentials: no secret header (the ones ``Configuration/redaction`` names), whether the
-  /// client, the endpoint or a middleware supplies it, and no ``Endpoint/requiresAuthentication``.
+  /// credentials and no header but the safe ones (``Configuration/crossOriginHeaders``, and those
+  /// that describe the request, such as `Content-Type`), whether the client, the endpoint or a
+  /// middleware supplies it, and no ``Endpoint/requiresAuthentication``.
   ///
   /// ```swift
   /// for try await page in client.pages(Endpoint<[Dog]>(path: "dogs")) {
@@ -44,8 +45,9 @@ extension Endpoint {
   /// The page after `response` by its `Link` fields' first `rel="next"`: this endpoint (method,
   /// headers, decoding, authentication) at that URL; `nil` when there is none. When the link
   /// leaves the origin of `request` for a host the client does not trust, the endpoint withholds
-  /// its secrets: every header the client's redaction hides is removed after the middleware, from
-  /// the endpoint, the client or a middleware alike.
+  /// its headers: after the middleware, only the client's
+  /// ``APIClient/Configuration/crossOriginHeaders`` and the headers that describe the request
+  /// stay, whoever set them (the endpoint, the client or a middleware).
   func nextLink(
     after response: HTTPResponse, of request: HTTPRequest, trustedHosts: Set<String>
   ) -> Endpoint? {

@@ -53,10 +53,9 @@ extension APIClient {
       }
     }
     if endpoint.leavesOrigin(of: baseURL, trustedHosts: configuration.trustedHosts) {
-      // Another origin never receives the client's API keys and tokens.
+      // Another origin gets only the default headers that are safe anywhere: deny by default.
       headers.merge(
-        HTTPHeaders(
-          configuration.headers.fields.filter { !configuration.redaction.hidesHeader($0.name) }))
+        HTTPHeaders(configuration.headers.fields.filter(configuration.goesToOtherOrigins)))
     } else {
       headers.merge(configuration.headers)
     }
@@ -194,5 +193,13 @@ struct BaseURLParts: Sendable {
     components.fragment = nil
     guard let origin = components.string else { return nil }
     self.origin = origin
+  }
+}
+
+extension APIClient.Configuration {
+  /// Whether a header may go to an origin the app did not choose or trust: it is one of
+  /// ``crossOriginHeaders``, and ``redaction`` does not hide it.
+  func goesToOtherOrigins(_ field: HTTPHeaders.Field) -> Bool {
+    crossOriginHeaders.contains(field.name.lowercased()) && !redaction.hidesHeader(field.name)
   }
 }

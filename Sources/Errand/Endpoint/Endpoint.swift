@@ -221,9 +221,9 @@ extension Endpoint {
   /// ```
   /// It goes through the client's middleware like any other. When its origin (scheme, host and
   /// port) is not the base URL's and its host is not in
-  /// ``APIClient/Configuration/trustedHosts``, the client's default headers that
-  /// ``APIClient/Configuration/redaction`` treats as secret (API keys, tokens) are left out and
-  /// authentication middleware does not add credentials
+  /// ``APIClient/Configuration/trustedHosts``, only the client's default headers that
+  /// ``APIClient/Configuration/crossOriginHeaders`` names are sent (`Accept`, `User-Agent`, …)
+  /// and authentication middleware does not add credentials
   /// (``RequestContext/requiresAuthentication`` is `false`); the endpoint's own headers are sent
   /// as given.
   /// - Parameters:

@@ -3,7 +3,8 @@ import Foundation
 extension Redaction {
   /// The secret values a request carries, as they would appear if a server echoed them: the
   /// values of hidden headers (and the credential after an `Authorization` scheme such as
-  /// `Bearer`, and each cookie of a `Cookie`), of hidden query items, the URL's password, and of hidden JSON or form body fields.
+  /// `Bearer`, and each cookie of a `Cookie`), of hidden query items, the URL's user and
+  /// password, and of hidden JSON or form body fields.
   /// Values shorter than four characters are left out: hiding every `1` would hide too much.
   /// - Parameter request: The request.
   /// - Returns: The values, longest first.
@@ -30,6 +31,7 @@ extension Redaction {
       if let value = item.value { values.insert(value) }
     }
     if let password = components?.password { values.insert(password) }
+    if let user = components?.user { values.insert(user) }
     if let body = request.body {
       if let json = try? JSONValue.parse(body) {
         collect(from: json, into: &values)

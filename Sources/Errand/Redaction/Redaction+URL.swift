@@ -1,7 +1,9 @@
 import Foundation
 
 extension Redaction {
-  /// The URL as text with the credentials and sensitive query values hidden.
+  /// The URL as text with the credentials and sensitive query values hidden: its user info
+  /// whole (user name and password, since an API key is often the user name), and the values
+  /// of ``queryParameters``.
   ///
   /// Every query item keeps its place and its spelling; empty items (`?a=1&`, `?&`, `?=`) are
   /// kept as written. `name=value` pairs in the fragment are redacted as in the query (tokens of
@@ -12,8 +14,10 @@ extension Redaction {
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
       return url.absoluteString
     }
-    if components.password != nil {
-      components.password = "redacted"
+    if components.user != nil || components.password != nil {
+      // The whole user info: an API key is often sent as the user name (`https://KEY@host/`).
+      components.password = nil
+      components.percentEncodedUser = "redacted"
     }
     let query = components.percentEncodedQuery
     components.percentEncodedQuery = nil
@@ -37,10 +41,10 @@ extension Redaction {
       + Self.redactPairs(String(text[start...]), hiding: queryParameters, plusIsSpace: false)
   }
 
-  /// URL text (a `Location`, a link in a body) with the password and secret query values hidden,
-  /// as written: it is not parsed as a URL (older Apple systems reject spaces and non-ASCII), so
-  /// the password between `://` and `@` and the `name=value` pairs between `?` and `#` are
-  /// redacted where they stand, and everything else keeps its spelling.
+  /// URL text (a `Location`, a link in a body) with the user info and secret query values
+  /// hidden, as written: it is not parsed as a URL (older Apple systems reject spaces and
+  /// non-ASCII), so the user info between `://` and `@` and the `name=value` pairs between `?`
+  /// and `#` are redacted where they stand, and everything else keeps its spelling.
   /// - Parameter text: The URL as written.
   /// - Returns: The text with its secrets hidden.
   public func redact(urlText text: String) -> String {
@@ -48,8 +52,8 @@ extension Redaction {
     if let schemeEnd = result.range(of: "://") {
       let rest = result[schemeEnd.upperBound...]
       let authority = rest[..<(rest.firstIndex(where: { "/?#".contains($0) }) ?? rest.endIndex)]
-      if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-        result.replaceSubrange(result.index(after: colon)..<at, with: "redacted")
+      if let at = authority.lastIndex(of: "@") {
+        result.replaceSubrange(authority.startIndex..<at, with: "redacted")
       }
     }
     result = redactingFragment(result)

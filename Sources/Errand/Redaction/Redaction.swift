@@ -42,10 +42,12 @@ public struct Redaction: Sendable, Hashable {
     self.bodyFields = Self.lowercased(bodyFields)
   }
 
-  /// The usual secrets: API key and token headers; `token`, `access_token`, `api_key`, `key`,
+  /// The usual secrets: API key and token headers (`X-API-Key`, `PRIVATE-TOKEN`, …); `token`, `access_token`, `api_key`, `key`,
   /// `secret`, `password`, `signature` and similar query parameters and body fields.
   public static let `default` = Redaction(
-    headers: ["x-api-key", "api-key", "x-auth-token", "x-access-token", "x-csrf-token"],
+    headers: [
+      "x-api-key", "api-key", "x-auth-token", "x-access-token", "x-csrf-token", "private-token",
+    ],
     queryParameters: [
       "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key", "secret",
       "client_secret", "password", "signature", "sig", "code",
@@ -127,8 +129,10 @@ public struct Redaction: Sendable, Hashable {
 
   /// The URL with secrets replaced by a percent-encoded `<redacted>`, so that it stays a URL.
   func redactedURL(_ url: URL) -> URL {
-    // Nothing to hide without a query or a password: no parsing.
-    guard url.query != nil || url.password != nil else { return url.absoluteURL }
+    // Nothing to hide without a query or user info: no parsing.
+    guard url.query != nil || url.user != nil || url.password != nil else {
+      return url.absoluteURL
+    }
     return URL(
       string: redact(url).replacingOccurrences(
         of: HTTPHeaders.redactedValue, with: "%3Credacted%3E"))

@@ -35,8 +35,9 @@ public struct Exchange: Sendable {
   package var progress: (@Sendable (TransferProgress) -> Void)?
   /// Where the call's events go, when its client has listeners.
   package var events: CallEventSink?
-  /// Headers the client removes after the last middleware (a next page at another origin).
-  package var withholding: Redaction?
+  /// Whether a header may stay once the middleware that may add secrets has run, for a call to
+  /// an origin the app did not choose (a next page at another origin); `nil` keeps them all.
+  package var withholding: (@Sendable (HTTPHeaders.Field) -> Bool)?
 
   /// An exchange outside any client: for a test of a transport, or a transport that calls
   /// another one.

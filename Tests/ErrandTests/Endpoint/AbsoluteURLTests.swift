@@ -11,12 +11,14 @@ import Testing
     func refreshToken() async throws -> String { "t0k3n" }
   }
 
-  static func client(_ stub: StubTransport) -> APIClient {
-    APIClient(
-      baseURL: base, transport: stub,
-      configuration: APIClient.Configuration(
-        headers: ["X-API-Key": "k3y", "X-Trace": "abc"],
-        middleware: [BearerAuthenticationMiddleware(provider: Tokens())]))
+  static func client(_ stub: StubTransport, crossOrigin: Set<String>? = nil) -> APIClient {
+    var configuration = APIClient.Configuration(
+      headers: [
+        "X-API-Key": "k3y", "X-Trace": "abc", "Tenant-Key": "t3nant", "Accept-Language": "de",
+      ],
+      middleware: [BearerAuthenticationMiddleware(provider: Tokens())])
+    if let crossOrigin { configuration.crossOriginHeaders = crossOrigin }
+    return APIClient(baseURL: base, transport: stub, configuration: configuration)
   }
 
   @Test func anAbsoluteURLAtTheClientsOriginGetsItsCredentials() async throws {
@@ -36,16 +38,33 @@ import Testing
     "https://uploads.example.net/put?sig=abc", "http://api.example.com/v1/dogs",
     "https://api.example.com:8443/v1/dogs",
   ])
-  func anotherOriginGetsNoCredentials(address: String) async throws {
+  func anotherOriginGetsOnlyTheSafeDefaultHeaders(address: String) async throws {
     let stub = StubTransport { _ in .status(200) }
     let url = try #require(URL(string: address))
     _ = try await Self.client(stub).send(
-      Endpoint<Data>(url: url, requiresAuthentication: true, decoding: .data))
+      Endpoint<Data>(
+        url: url, headers: ["X-Upload-Part": "3"], requiresAuthentication: true, decoding: .data))
     let sent = try await stub.nextRequest()
     #expect(sent.url == url)
-    #expect(sent.headers["Authorization"] == nil)
-    #expect(sent.headers["X-API-Key"] == nil)
+    // Deny by default: a default header goes only if it is safe anywhere, secret or not.
+    for name in ["Authorization", "X-API-Key", "Tenant-Key", "X-Trace"] {
+      #expect(sent.headers[name] == nil, "\(name) went to \(address)")
+    }
+    #expect(sent.headers["Accept-Language"] == "de")
+    #expect(sent.headers["User-Agent"]?.hasPrefix("Errand/") == true)
+    #expect(sent.headers["X-Upload-Part"] == "3", "the endpoint's own headers are sent as written")
+  }
+
+  /// `crossOriginHeaders` widens (or narrows) what goes; a header the redaction hides never does.
+  @Test func theCrossOriginListSaysWhichDefaultsGo() async throws {
+    let stub = StubTransport { _ in .status(200) }
+    let url = try #require(URL(string: "https://uploads.example.net/put"))
+    _ = try await Self.client(stub, crossOrigin: ["X-TRACE", "x-api-key"]).send(
+      Endpoint<Data>(url: url, decoding: .data))
+    let sent = try await stub.nextRequest()
     #expect(sent.headers["X-Trace"] == "abc")
+    #expect(sent.headers["X-API-Key"] == nil, "a header the redaction hides is never sent there")
+    #expect(sent.headers["Accept-Language"] == nil)
   }
 
   @Test(arguments: ["ftp://files.example.com/x", "file:///etc/passwd", "/relative/path"])

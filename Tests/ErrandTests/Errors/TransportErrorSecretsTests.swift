@@ -38,7 +38,7 @@ import Testing
     #expect(error.urlError?.failingURL?.host == "api.example.com")
     #expect(
       error.localizedDescription
-        == "The server could not be reached for GET https://ann:redacted@api.example.com/v1/dogs?"
+        == "The server could not be reached for GET https://redacted@api.example.com/v1/dogs?"
         + "access_token=<redacted>: nothing accepted the connection at api.example.com (URLError -1004)."
     )
   }

@@ -120,7 +120,8 @@ import Testing
       "https://exa mple.com/a?token=s3cret-t&page=2#top",
       "https://exa mple.com/a?token=<redacted>&page=2#top"
     ),
-    ("https://ann:pa55word@exa mple.com/?x=1", "https://ann:redacted@exa mple.com/?x=1"),
+    ("https://ann:pa55word@exa mple.com/?x=1", "https://redacted@exa mple.com/?x=1"),
+    ("https://KEY-12345@exa mple.com/", "https://redacted@exa mple.com/"),
     ("/next page?api_key=s3cret-k", "/next page?api_key=<redacted>"),
   ])
   func aURLThatDoesNotParseIsRedactedAsText(text: String, shown: String) {

@@ -2,7 +2,10 @@ import Foundation
 
 /// The `Cache-Control` directives a private cache acts on (RFC 9111 §5.2), read from every
 /// `Cache-Control` field of a request or response. Names compare without case; unknown directives
-/// are ignored.
+/// are ignored; a comma or `=` inside a quoted string is part of the value (RFC 9110 §5.6.4), so
+/// an extension such as `x-ext="a, max-age=600"` sets nothing. When a directive with a value comes
+/// more than once, the first counts (RFC 9111 §4.2.1), so `max-age=0` then `max-age=600` is
+/// stale.
 struct CacheControl: Sendable, Equatable {
   var noStore = false
   var noCache = false
@@ -14,28 +17,90 @@ struct CacheControl: Sendable, Equatable {
   /// `stale-if-error` in seconds: how long past its freshness a response may stand in for an
   /// error (RFC 5861).
   var staleIfError: Int?
+  /// A request's `max-stale`: how long past its freshness it accepts a stored response;
+  /// `Int.max` when given without a value (any staleness).
+  var maxStale: Int?
+  /// A request's `min-fresh`: how much freshness a stored response must have left.
+  var minFresh: Int?
 
   init(_ headers: HTTPHeaders) {
     for field in headers.values(for: "Cache-Control") {
-      for directive in field.split(separator: ",") {
-        let parts = directive.split(separator: "=", maxSplits: 1)
-        let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
-        let value =
-          parts.count > 1
-          ? parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
-            in: CharacterSet(charactersIn: "\"")) : nil
+      for (name, value) in Self.directives(field) {
         switch name {
         case "no-store": noStore = true
         case "no-cache": noCache = true
         case "must-revalidate", "proxy-revalidate": mustRevalidate = true
         case "immutable": immutable = true
         case "only-if-cached": onlyIfCached = true
-        case "max-age": maxAge = Self.deltaSeconds(value) ?? 0
-        case "stale-if-error": staleIfError = Self.deltaSeconds(value)
+        case "max-age": maxAge = maxAge ?? Self.deltaSeconds(value) ?? 0
+        case "stale-if-error": staleIfError = staleIfError ?? Self.deltaSeconds(value)
+        case "max-stale": maxStale = maxStale ?? (value == nil ? Int.max : Self.deltaSeconds(value))
+        case "min-fresh": minFresh = minFresh ?? Self.deltaSeconds(value)
         default: break
         }
       }
     }
+  }
+
+  /// The directives of one field value, names lowercased, values unquoted: split at commas
+  /// outside quoted strings, each at its first `=` outside one.
+  static func directives(_ field: String) -> [(name: String, value: String?)] {
+    var directives: [(name: String, value: String?)] = []
+    var name = ""
+    var value: String?
+    var quoted = false
+    var escaped = false
+    func end() {
+      let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+      if !trimmed.isEmpty {
+        directives.append((trimmed, value.map { quotedValue($0) }))
+      }
+      name = ""
+      value = nil
+    }
+    for character in field {
+      if quoted {
+        if escaped {
+          escaped = false
+        } else if character == "\\" {
+          escaped = true
+        } else if character == "\"" {
+          quoted = false
+        }
+        value?.append(character)
+        continue
+      }
+      switch character {
+      case ",": end()
+      case "=" where value == nil: value = ""
+      case "\"" where value != nil:
+        quoted = true
+        value?.append(character)
+      default:
+        if value != nil { value?.append(character) } else { name.append(character) }
+      }
+    }
+    end()
+    return directives
+  }
+
+  /// A directive's value without the white space around it, and unquoted (`\x` becomes `x`).
+  private static func quotedValue(_ raw: String) -> String {
+    let trimmed = raw.trimmingCharacters(in: .whitespaces)
+    guard trimmed.count >= 2, trimmed.hasPrefix("\""), trimmed.hasSuffix("\"") else {
+      return trimmed
+    }
+    var unquoted = ""
+    var escaped = false
+    for character in trimmed.dropFirst().dropLast() {
+      if !escaped && character == "\\" {
+        escaped = true
+        continue
+      }
+      escaped = false
+      unquoted.append(character)
+    }
+    return unquoted
   }
 
   /// RFC 9111 §1.2.2 delta-seconds: digits only; a value too large for 31 bits counts as 2^31.

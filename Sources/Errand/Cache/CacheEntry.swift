@@ -53,7 +53,17 @@ struct CacheEntry: Sendable {
     let vary = response.headers.values(for: "Vary").flatMap { $0.split(separator: ",") }
       .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
     // `*` never matches; past a few dozen names a response is not worth keeping apart.
-    guard !vary.contains("*"), Set(vary).count <= Self.mostVaryingHeaders else { return nil }
+    guard !vary.contains("*"), Set(vary).count <= Self.mostVaryingHeaders,
+      !Self.isEventStream(response.headers), !Self.isEventStream(request.headers, accept: true),
+      request.headers["Last-Event-ID"] == nil
+    else { return nil }
+    // A validator that cannot be sent back (a control byte in it) is not kept: a conditional
+    // request carrying it would be refused, and the URL would fail for as long as it is stored.
+    var response = response
+    for name in ["ETag", "Last-Modified"]
+    where !response.headers.values(for: name).allSatisfy(HTTPHeaders.canSend) {
+      response.headers.remove(name)
+    }
     var varying: [String: String] = [:]
     for name in vary {
       varying[name] = request.headers.values(for: name).joined(separator: ",")
@@ -111,6 +121,22 @@ struct CacheEntry: Sendable {
     return age < lifetime
   }
 
+  /// Whether it may answer a request with these directives without asking the server
+  /// (RFC 9111 §5.2.1): fresh, no older than the request's `max-age`, with the request's
+  /// `min-fresh` left; or stale by no more than its `max-stale`, unless the response says
+  /// `must-revalidate` (§4.2.4).
+  func satisfies(_ request: CacheControl) -> Bool {
+    guard let lifetime else { return false }
+    let age = age
+    if let maxAge = request.maxAge, age > .seconds(maxAge) { return false }
+    if let minFresh = request.minFresh, lifetime - age < .seconds(minFresh) { return false }
+    if age < lifetime { return true }
+    guard let maxStale = request.maxStale, !CacheControl(response.headers).mustRevalidate else {
+      return false
+    }
+    return maxStale == .max || age - lifetime <= .seconds(maxStale)
+  }
+
   /// Whether it may stand in for an error now: `stale-if-error` covers its age past freshness,
   /// and `must-revalidate` does not forbid it.
   var mayStandInForError: Bool {
@@ -158,16 +184,42 @@ struct CacheEntry: Sendable {
     }
   }
 
+  /// Whether `headers` are those of an event stream (`Content-Type`, or with `accept`, the
+  /// `Accept` of a request that asks for one): never stored or answered from a cache, since
+  /// a reconnection must reach the server.
+  static func isEventStream(_ headers: HTTPHeaders, accept: Bool = false) -> Bool {
+    let value = headers[accept ? "Accept" : "Content-Type"]?.lowercased() ?? ""
+    return value.contains("text/event-stream")
+  }
+
   /// The conditional form of `request`: `If-None-Match` with the stored `ETag`,
-  /// `If-Modified-Since` with its `Last-Modified`; `nil` when it has neither.
+  /// `If-Modified-Since` with its `Last-Modified`; `nil` when it has neither (or neither can be
+  /// sent).
   func conditional(_ request: HTTPRequest) -> HTTPRequest? {
-    let etag = response.headers["ETag"]
-    let modified = response.headers["Last-Modified"]
+    let etag = response.headers["ETag"].flatMap { HTTPHeaders.canSend($0) ? $0 : nil }
+    let modified = response.headers["Last-Modified"].flatMap { HTTPHeaders.canSend($0) ? $0 : nil }
     guard etag != nil || modified != nil else { return nil }
     var conditional = request
     if let etag { conditional.headers["If-None-Match"] = etag }
     if let modified { conditional.headers["If-Modified-Since"] = modified }
     return conditional
+  }
+
+  /// Whether a `304` is about this stored response (RFC 9111 §4.3.4): its `ETag`, if it has one,
+  /// is the stored one (compared strongly when both are strong, weakly otherwise); a `304`
+  /// without an `ETag` is taken as this response's, the only one stored for the request.
+  func isSelected(by notModified: HTTPResponse) -> Bool {
+    guard let new = notModified.headers["ETag"]?.trimmingCharacters(in: .whitespaces) else {
+      return true
+    }
+    guard let stored = response.headers["ETag"]?.trimmingCharacters(in: .whitespaces) else {
+      return false
+    }
+    let weak = { (tag: String) in tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag }
+    if !new.hasPrefix("W/") && !stored.hasPrefix("W/") {
+      return new == stored
+    }
+    return weak(new) == weak(stored)
   }
 
   /// This entry after a `304`: the stored body with the new headers in place of the stored ones

@@ -15,7 +15,9 @@ import Foundation
 /// ``HTTPResponse/cacheStatus`` is ``CacheStatus/revalidated``. A successful `POST`, `PUT`,
 /// `PATCH` or `DELETE` drops what is stored for its URL and for the same-origin `Location` and
 /// `Content-Location` it answers with. A request that carries its own `If-None-Match` or
-/// `If-Modified-Since` is passed through untouched. A streamed call (``APIClient/stream(_:)`` and
+/// `If-Modified-Since` is passed through untouched, and so is an event stream (a request that
+/// accepts `text/event-stream` or carries `Last-Event-ID`; an answer of that type is never
+/// stored): a reconnection must reach the server. A streamed call (``APIClient/stream(_:)`` and
 /// the calls built on it) is answered from the cache like any other, its stored body arriving as
 /// one chunk; what it reads from the network is stored once read to the end within the memory
 /// budget.
@@ -57,18 +59,23 @@ public struct CachingMiddleware: Middleware {
       return response
     }
     let control = CacheControl(request.headers)
-    var policy = context?.cachePolicy ?? self.policy
-    if control.onlyIfCached {
-      policy = .onlyIfCached
-    }
+    let policy = context?.cachePolicy ?? self.policy
+    // An event stream (or a reconnection to one) always reaches the server.
     let passesThrough =
       request.headers["If-None-Match"] != nil || request.headers["If-Modified-Since"] != nil
+      || CacheEntry.isEventStream(request.headers, accept: true)
+      || request.headers["Last-Event-ID"] != nil
     if passesThrough || policy == .reloadIgnoringCache || control.noStore {
       return try await fetch(request, next: next, clock: clock, storing: !passesThrough)
     }
     let entry = cache.lookup(request, clock: clock)
-    if let entry, entry.isFresh, !control.noCache {
-      return Self.answer(entry, .hit, to: request)
+    if let entry, entry.satisfies(control), !control.noCache {
+      return Self.answer(entry, entry.isFresh ? .hit : .stale, to: request)
+    }
+    if control.onlyIfCached {
+      // Asked for by the request (RFC 9111 §5.2.1.7): only what its directives allow, so never
+      // a stale answer the server said to revalidate.
+      return Self.gatewayTimeout(for: request)
     }
     switch policy {
     case .returnCacheElseLoad, .onlyIfCached:
@@ -76,9 +83,7 @@ public struct CachingMiddleware: Middleware {
         return Self.answer(entry, entry.isFresh ? .hit : .stale, to: request)
       }
       if policy == .onlyIfCached {
-        var offline = HTTPResponse(status: 504, url: request.url)
-        offline.cacheStatus = .miss
-        return offline
+        return Self.gatewayTimeout(for: request)
       }
     case .useProtocolRules, .reloadIgnoringCache:
       break
@@ -98,6 +103,12 @@ public struct CachingMiddleware: Middleware {
     }
     if response.status >= 500, entry.mayStandInForError {
       return Self.answer(entry, .stale, to: request)
+    }
+    if response.status == 304, !entry.isSelected(by: response) {
+      // RFC 9111 §4.3.4: a 304 whose validator is not the stored one's updates nothing, and
+      // says nothing of the stored body: ask again, unconditionally.
+      response.bodyStream?.cancel()
+      return try await fetch(request, next: next, clock: clock, storing: true)
     }
     guard response.status == 304,
       let updated = entry.revalidated(
@@ -143,6 +154,15 @@ public struct CachingMiddleware: Middleware {
     var answer = response
     answer.cacheStatus = .miss
     return answer
+  }
+
+  /// The `504 Gateway Timeout` of a request that may only be answered from the cache and cannot
+  /// be (RFC 9111 §5.2.1.7).
+  private static func gatewayTimeout(for request: HTTPRequest) -> HTTPResponse {
+    var offline = HTTPResponse(status: 504, url: request.url)
+    offline.request = request
+    offline.cacheStatus = .miss
+    return offline
   }
 
   /// A stored answer, for `request`: its ``HTTPResponse/request`` is the caller's own, never

@@ -4,7 +4,8 @@ extension APIClient {
   /// Read a Server-Sent Events stream that reconnects, as a browser's `EventSource` does: when
   /// the connection ends or drops, wait the stream's reconnection time (its `retry`, else the
   /// policy's), then send the request again with `Last-Event-ID` set to the last event ID, and go
-  /// on with the events in the same sequence.
+  /// on with the events in the same sequence. An ID that cannot be sent as a header value (a
+  /// control character in it) is not sent.
   ///
   /// ```swift
   /// for try await event in client.events(feed, reconnect: .default) { show(event) }
@@ -31,7 +32,9 @@ extension APIClient {
     ReconnectingServerSentEvents(
       connect: { [self] lastEventID in
         var next = endpoint
-        next.headers["Last-Event-ID"] = lastEventID
+        // An ID that cannot be sent as a header (a control character in it) is left out, rather
+        // than fail every reconnection.
+        next.headers["Last-Event-ID"] = lastEventID.flatMap { HTTPHeaders.canSend($0) ? $0 : nil }
         return try await events(next)
       }, policy: policy, hasBody: endpoint.body != nil, clock: configuration.clock,
       onState: onState)

@@ -18,6 +18,12 @@ extension HTTPHeaders {
     return nil
   }
 
+  /// Whether `value` can be sent as a header value: no control character but tab. A value read
+  /// from a server (a validator, an event ID) that fails this is dropped, not sent back.
+  package static func canSend(_ value: String) -> Bool {
+    !value.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }
+  }
+
   /// RFC 9110 `tchar`: letters, digits and ``!#$%&'*+-.^_`|~``.
   static func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {

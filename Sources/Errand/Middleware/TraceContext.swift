@@ -16,7 +16,9 @@ public struct TraceContext: Sendable, Hashable {
   public let parentID: String
   /// Whether the caller records the trace (the `sampled` flag).
   public let isSampled: Bool
-  /// Vendor data (`tracestate`), passed on as it is; `nil` for none.
+  /// Vendor data (`tracestate`), passed on as received, except that list members which could
+  /// not be sent (a control character in them) or have no `=` are dropped, and only the first
+  /// ``maximumStateMembers`` are kept; `nil` for none.
   public let state: String?
 
   /// The context of the task that runs now, for ``TraceContextMiddleware`` to propagate; set it
@@ -30,8 +32,7 @@ public struct TraceContext: Sendable, Hashable {
   ///   - traceparent: The `traceparent` value.
   ///   - tracestate: The `tracestate` value, if any.
   public init?(traceparent: String, tracestate: String? = nil) {
-    let parts = traceparent.trimmingCharacters(in: .whitespaces).split(
-      separator: "-", omittingEmptySubsequences: false)
+    let parts = Self.trimmed(traceparent).split(separator: "-", omittingEmptySubsequences: false)
     guard parts.count == 4, parts[0] == "00", Self.isID(parts[1], length: 32),
       Self.isID(parts[2], length: 16), parts[3].count == 2, Self.isHex(parts[3]),
       let flags = UInt8(parts[3], radix: 16)
@@ -39,9 +40,29 @@ public struct TraceContext: Sendable, Hashable {
     traceID = String(parts[1])
     parentID = String(parts[2])
     isSampled = flags & 1 == 1
-    state = tracestate.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap {
-      $0.isEmpty ? nil : $0
-    }
+    state = tracestate.flatMap(Self.sanitizedState)
+  }
+
+  /// The most `tracestate` list members passed on: 32, as the W3C specification allows.
+  public static let maximumStateMembers = 32
+
+  /// `text` without the optional white space of HTTP (spaces and tabs) around it; a no-break
+  /// space or another Unicode space is not white space there.
+  private static func trimmed<Text: StringProtocol>(_ text: Text) -> Substring {
+    let isOWS: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    let start = text.firstIndex { !isOWS($0) } ?? text.endIndex
+    let end = text.lastIndex { !isOWS($0) }.map { text.index(after: $0) } ?? start
+    return Substring(text[start..<max(start, end)])
+  }
+
+  /// The `tracestate` members that can be sent: each `key=value` without a control character,
+  /// at most ``maximumStateMembers`` of them; `nil` when none is left.
+  private static func sanitizedState(_ value: String) -> String? {
+    let members = value.split(separator: ",").lazy.map { trimmed($0) }
+      .filter { !$0.isEmpty && $0.contains("=") && HTTPHeaders.canSend(String($0)) }
+      .prefix(maximumStateMembers)
+    let kept = members.joined(separator: ",")
+    return kept.isEmpty ? nil : kept
   }
 
   /// A context with the given parts, or `nil` when an identifier is not valid.

@@ -30,7 +30,9 @@ extension TransportConformance {
         let kind = APIError(transportError: error, request: nil).kind
         try expect(kind == .timedOut, "a 300 ms exchange of GET /delay/10 threw \(error)")
         try expect(elapsed >= .milliseconds(250), "a 300 ms exchange timed out after \(elapsed)")
-        try expect(elapsed < .seconds(5), "a 300 ms exchange took \(elapsed) to time out")
+        // The server answers at 10 s: ending any time before that is the deadline's doing. The
+        // margin is for a loaded machine, where a test process may wait seconds for a core.
+        try expect(elapsed < .seconds(9), "a 300 ms exchange took \(elapsed) to time out")
       }
     },
     Check(description: "the request body's progress is reported") { transport, base, _ in

@@ -112,7 +112,8 @@ public enum TransportConformance {
       try expect(
         APIError(transportError: error, request: nil).kind == .cancelled,
         "a cancelled request threw \(error)")
-      try expect(elapsed < .seconds(5), "a cancelled request took \(elapsed) to end")
+      // The server answers at 10 s; the margin is for a loaded machine.
+      try expect(elapsed < .seconds(9), "a cancelled request took \(elapsed) to end")
     },
   ]
 
@@ -150,7 +151,7 @@ public enum TransportConformance {
     },
     Check(description: "cancelling a stream ends it at once") { transport, base, _ in
       var request = HTTPRequest(url: base.appendingPathComponent("drip"))
-      request.url = URL(string: request.url.absoluteString + "?numbytes=10&duration=5&delay=0")!
+      request.url = URL(string: request.url.absoluteString + "?numbytes=10&duration=10&delay=0")!
       let head = try await transport.stream(request)
       let body = head.streamingBody().bodyStream ?? HTTPBody(Data())
       var chunks = body.makeAsyncIterator()
@@ -165,7 +166,8 @@ public enum TransportConformance {
       } catch {
         let elapsed = ContinuousClock.now - start
         try expect(error is CancellationError, "a cancelled stream threw \(error)")
-        try expect(elapsed < .seconds(5), "a cancelled stream took \(elapsed) to end")
+        // The last byte would come 9 s after the first; the margin is for a loaded machine.
+        try expect(elapsed < .seconds(8), "a cancelled stream took \(elapsed) to end")
       }
     },
   ]

@@ -56,15 +56,25 @@ struct DownloadDestination: Sendable {
     }
   }
 
-  /// A name in the destination's folder for the file being written, unique to this download.
+  /// A name in the destination's folder for the file being written, unique to this download:
+  /// the destination's name cut to 100 bytes (file names are limited in bytes, 255 on most file
+  /// systems, not in characters), a UUID and `.partial`.
   func partialFile() -> URL {
-    let name = String(url.lastPathComponent.prefix(100))
+    var name = Substring(url.lastPathComponent)
+    while name.utf8.count > 100 {
+      name = name.dropLast()
+    }
     return folder.appendingPathComponent(".\(name).\(UUID().uuidString).partial")
   }
 
-  /// Moves `partial` over the destination in one step, after checking the destination again.
+  /// Moves `partial` over the destination in one step, after checking the destination again. A
+  /// file it replaces keeps its permissions: a `0600` file stays `0600`.
   func replace(with partial: URL) throws {
     try checkReplaceable()
+    var replaced = stat()
+    if stat(url.path, &replaced) == 0 {
+      _ = chmod(partial.path, replaced.st_mode & 0o777)
+    }
     guard rename(partial.path, url.path) == 0 else {
       let code = POSIXErrorCode(rawValue: errno) ?? .EIO
       throw CocoaError(

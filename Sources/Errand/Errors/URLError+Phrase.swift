@@ -21,6 +21,10 @@ extension URLError {
     case .cannotDecodeContentData, .cannotDecodeRawData:
       "the body could not be decoded as its Content-Encoding says"
     case .resourceUnavailable: "the resource is unavailable"
+    case .unknown where (userInfo[NSLocalizedDescriptionKey] as? String) == "Failed writing header":
+      // URLSession on Linux reads each header line as UTF-8 and gives up on one that is not.
+      "the server sent a header that is not UTF-8 (obs-text), which URLSession on Linux cannot "
+        + "read; CurlTransport reads it"
     default: localizedDescription
     }
   }

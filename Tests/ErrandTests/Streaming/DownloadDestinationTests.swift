@@ -157,4 +157,35 @@ import Testing
     let inside = destination.appendingPathComponent("inside.txt")
     #expect(try Data(contentsOf: inside) == Data("inside".utf8))
   }
+
+  /// A replaced file keeps its permissions: a private file does not become readable by others.
+  @Test(arguments: [0o600, 0o640, 0o755] as [mode_t])
+  func aReplacedFileKeepsItsMode(mode: mode_t) async throws {
+    let folder = try TemporaryFolder()
+    let destination = folder.appending("secret.json")
+    try Data("old".utf8).write(to: destination)
+    try #require(chmod(destination.path, mode) == 0)
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/video", .status(200, body: Data("new bytes".utf8)))
+    _ = try await client(stub).download(
+      Endpoint<Data>(path: "video", decoding: .data), to: destination)
+    var info = stat()
+    try #require(stat(destination.path, &info) == 0)
+    #expect(info.st_mode & 0o777 == mode)
+    #expect(try Data(contentsOf: destination) == Data("new bytes".utf8))
+  }
+
+  /// A name as long as the file system allows, in bytes: 252 bytes of three-byte characters (84
+  /// characters) or 255 of ASCII. The partial file's name is cut by bytes, not characters.
+  @Test(arguments: [String(repeating: "文", count: 84), String(repeating: "a", count: 255)])
+  func aNameAsLongAsTheFileSystemAllowsIsWritten(name: String) async throws {
+    let folder = try TemporaryFolder()
+    let destination = folder.appending(name)
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/video", .status(200, body: Data("new bytes".utf8)))
+    _ = try await client(stub).download(
+      Endpoint<Data>(path: "video", decoding: .data), to: destination)
+    #expect(try Data(contentsOf: destination) == Data("new bytes".utf8))
+    #expect(folder.names == [name])
+  }
 }

@@ -146,12 +146,13 @@ struct CacheEntry: Sendable {
   }
 
   /// Whether `request` asks for this variant: the same values of the headers `Vary` names, and
-  /// the same credentials when the stored request carried any.
+  /// the same credentials (or none, if the stored request carried none): an answer to one user
+  /// never reaches another, nor an anonymous answer someone who sends credentials.
   func matches(_ request: HTTPRequest) -> Bool {
-    varying.allSatisfy { name, value in
+    guard varying[Self.credentialsKey] == Self.credentials(of: request) else { return false }
+    return varying.allSatisfy { name, value in
       name == Self.credentialsKey
-        ? Self.credentials(of: request) == value
-        : request.headers.values(for: name).joined(separator: ",") == value
+        || request.headers.values(for: name).joined(separator: ",") == value
     }
   }
 

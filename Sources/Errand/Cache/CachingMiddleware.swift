@@ -26,9 +26,9 @@ import Foundation
 /// it sees, keys and stores the request exactly as it is sent, with the token
 /// ``BearerAuthenticationMiddleware`` or a middleware of your own adds. An answer to a request
 /// with credentials (a header, query parameter or URL user its ``HTTPRequest/redaction`` hides)
-/// is only ever reused for a request with the same credentials, so clients of different users
-/// can share one ``HTTPCache`` without seeing each other's answers, and it is written to disk
-/// only when the cache allows it. Retries, authentication and logging run outside it: a hit is
+/// is only ever reused for a request with the same credentials (and an answer to a request
+/// without any, for one without any), so clients of different users can share one ``HTTPCache``
+/// without seeing each other's answers; it is written to disk only when the cache allows it. Retries, authentication and logging run outside it: a hit is
 /// logged, and a retry may be answered from the cache. The policy of a call is the endpoint's
 /// ``Endpoint/cachePolicy``, else this middleware's.
 public struct CachingMiddleware: Middleware {

@@ -94,6 +94,30 @@ import Testing
     #expect(await server.requests.count == 2)
   }
 
+  /// Clients that disagree on what is secret share one cache: an answer stored for a request that
+  /// carried no credentials (in its client's eyes) never answers one that does.
+  @Test func anAnswerToNoCredentialsNeverAnswersARequestWithThem() async throws {
+    let cache = HTTPCache()
+    let server = StubTransport { request in
+      .status(
+        200, body: Data("tenant \(request.headers["X-Tenant"] ?? "-")".utf8),
+        headers: ["Cache-Control": "max-age=600"])
+    }
+    let endpoint = Endpoint<Data>(path: "report", decoding: .data)
+    let lax = APIClient(
+      baseURL: base, transport: server,
+      configuration: APIClient.Configuration(
+        headers: ["X-Tenant": "acme"], middleware: [CachingMiddleware(cache: cache)]))
+    var strict = APIClient.Configuration(
+      headers: ["X-Tenant": "globex"], middleware: [CachingMiddleware(cache: cache)])
+    strict.redaction.headers.insert("X-Tenant")
+    _ = try await lax.send(endpoint)
+    let globex = try await APIClient(baseURL: base, transport: server, configuration: strict)
+      .response(for: endpoint)
+    #expect(String(decoding: globex.value, as: UTF8.self) == "tenant globex")
+    #expect(globex.response.cacheStatus == .miss)
+  }
+
   /// A cached answer's `request` is the caller's, not the request of whoever stored it.
   @Test func aHitCarriesTheCallersRequest() async throws {
     let cache = HTTPCache()

@@ -19,7 +19,8 @@ public struct ReconnectPolicy: Sendable, Hashable {
   /// The wait before reconnecting while the server has sent no `retry`: 3 seconds by default.
   public var initialDelay: Duration
   /// The longest wait, however many failures came in a row, and the most a server's `retry` can
-  /// ask for: 60 seconds by default (never less than ``minimumDelay``).
+  /// ask for: 60 seconds by default. It is held between ``minimumDelay`` and a day: a longer one
+  /// waits a day, so that no clock has to reach past what it can count.
   public var maximumDelay: Duration
   /// How many reconnections in a row may fail (fail to connect, or end before an event) before
   /// the stream gives up: after the first connection and this many reconnections have failed,
@@ -69,6 +70,9 @@ public struct ReconnectPolicy: Sendable, Hashable {
     self.jitter = jitter
   }
 
+  /// The most ``maximumDelay`` can be: a day.
+  static let longestDelay: Duration = .seconds(86_400)
+
   /// 3 seconds before the first reconnection, doubling while connections fail or end within a
   /// minute, up to a minute, at most 10 failed reconnections in a row, with jitter; requests
   /// with a body are not sent again.
@@ -79,7 +83,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
   /// ``maximumDelay`` without overflowing, then jittered when it backs off.
   func delay(reconnectionTime: Duration?, doublings: Int) -> Duration {
     let floor = Self.minimumDelay
-    let ceiling = Swift.max(maximumDelay, floor)
+    let ceiling = Swift.min(Swift.max(maximumDelay, floor), Self.longestDelay)
     var wait = Swift.min(Swift.max(reconnectionTime ?? initialDelay, floor), ceiling)
     guard doublings > 0 else { return wait }
     for _ in 0..<doublings {
@@ -297,13 +301,15 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     }
 
     /// Whether an error ends a connection that is worth making again: a lost or refused
-    /// connection, or a stall; not a status, a decoding error or a cancellation.
+    /// connection, or a stall; not a status, a decoding error, a cancellation, or a redirect
+    /// refused or going round in a loop (the same request would meet it again).
     static func reconnectsAfter(_ error: APIError) -> Bool {
       switch error.kind {
       case .transport:
         return !(error.underlyingError is RefusedRedirectError)
           && !(error.underlyingError is LineTooLongError)
           && error.urlError?.code != .dataLengthExceedsMaximum
+          && error.urlError?.code != .httpTooManyRedirects
       case .timedOut: return true
       default: return false
       }

@@ -29,12 +29,16 @@ import Testing
 
     /// One listener that blocks, on 300 clients that make one call each: the process gains a
     /// thread for the listener, not one per client, and a call through another client (with a
-    /// listener of its own) goes on; once released, the listener hears every event.
-    @Test func aBlockedListenerOnManyClientsHoldsOneThread() async throws {
+    /// listener of its own) goes on; once released, the listener hears every event. The same
+    /// for a listener that is a value, copied into each client: values of one type share a
+    /// thread.
+    @Test(arguments: [false, true])
+    func aBlockedListenerOnManyClientsHoldsOneThread(asValue: Bool) async throws {
       let threadsBefore = try Self.threadCount()
       let listener = GatedListener()
+      let registered: any EventListener = asValue ? GatedValue(gated: listener) : listener
       let stub = StubTransport { _ in .json(["Rex"]) }
-      let clients = (0..<300).map { _ in Self.client(stub, [listener]) }
+      let clients = (0..<300).map { _ in Self.client(stub, [registered]) }
       for client in clients {
         #expect(try await client.send(Self.dogs) == ["Rex"])
       }
@@ -61,7 +65,7 @@ import Testing
         #expect(events.map(\.kind.name) == Self.oneCall)
       }
       #expect(
-        clients.map { $0.droppedEventCount(for: listener) } == Array(repeating: 0, count: 300))
+        clients.map { $0.droppedEventCount(for: registered) } == Array(repeating: 0, count: 300))
     }
   #endif
 
@@ -99,30 +103,11 @@ import Testing
   }
 }
 
-/// Blocks every event until ``open()``, telling each entry on ``entered``, and records what it
-/// hears on ``recording`` once released.
-final class GatedListener: EventListener {
-  let entered: AsyncStream<Void>
-  let recording: AsyncStream<CallEvent>
-  private let enteredContinuation: AsyncStream<Void>.Continuation
-  private let recordingContinuation: AsyncStream<CallEvent>.Continuation
-  private let gate = DispatchSemaphore(value: 0)
-
-  init() {
-    (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
-    (recording, recordingContinuation) = AsyncStream.makeStream(of: CallEvent.self)
-  }
-
-  /// Let every event through, from now on.
-  func open() {
-    gate.signal()
-  }
+/// A listener that is a value: every copy of it shares the gate of one ``GatedListener``.
+private struct GatedValue: EventListener {
+  let gated: GatedListener
 
   func receive(_ event: CallEvent) throws {
-    enteredContinuation.yield()
-    // A turnstile: once opened, each waiter lets the next one through.
-    gate.wait()
-    gate.signal()
-    recordingContinuation.yield(event)
+    try gated.receive(event)
   }
 }

@@ -129,7 +129,9 @@ final class ListenerMailbox: Sendable {
         state.delivering = !batch.isEmpty
       }
       guard !batch.isEmpty else { return }
-      for (dispatcher, event) in batch {
+      // Oldest last, so that each event leaves the batch (and memory) as it is handed over.
+      batch.reverse()
+      while let (dispatcher, event) = batch.popLast() {
         // Room for one more event, as this one goes to the listener: the one it is hearing is
         // not counted, so a listener that is blocked holds at most `capacity` events besides.
         state.withLock { $0.undelivered -= 1 }
@@ -155,10 +157,5 @@ final class ListenerMailbox: Sendable {
       table[key] = WeakMailbox(mailbox: mailbox)
       return mailbox
     }
-  }
-
-  /// How many listeners have a mailbox: for tests that look for leaks.
-  static var count: Int {
-    table.withLock { $0.count }
   }
 }

@@ -12,6 +12,12 @@ package final class GatedListener: EventListener {
   private let enteredContinuation: AsyncStream<Void>.Continuation
   private let recordingContinuation: AsyncStream<CallEvent>.Continuation
   private let gate = DispatchSemaphore(value: 0)
+  private let inside = Locked((now: 0, most: 0))
+
+  /// The most threads that were in the listener at once.
+  package var mostAtOnce: Int {
+    inside.withLock { $0.most }
+  }
 
   package init() {
     (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
@@ -24,10 +30,15 @@ package final class GatedListener: EventListener {
   }
 
   package func receive(_ event: CallEvent) throws {
+    inside.withLock {
+      $0.now += 1
+      $0.most = max($0.most, $0.now)
+    }
     enteredContinuation.yield()
     // A turnstile: once opened, each waiter lets the next one through.
     gate.wait()
     gate.signal()
+    inside.withLock { $0.now -= 1 }
     recordingContinuation.yield(event)
   }
 }

@@ -127,8 +127,14 @@ public struct ReconnectionError: Error, LocalizedError, Sendable {
 
   /// Says how many attempts failed, and the last failure.
   public var errorDescription: String? {
-    "gave up reconnecting the event stream after \(attempts) failed attempts in a row; the last: "
-      + (lastError.errorDescription ?? "\(lastError)")
+    let last = lastError.errorDescription ?? "\(lastError)"
+    guard attempts > 0 else {
+      return "gave up on the event stream without reconnecting (the policy allows no failed "
+        + "reconnection); the last failure: " + last
+    }
+    let reconnections = attempts == 1 ? "1 failed attempt" : "\(attempts) failed attempts"
+    return "gave up reconnecting the event stream after \(reconnections) in a row; the last: "
+      + last
   }
 }
 

@@ -132,6 +132,8 @@ import Testing
     default:
       let error = try #require(throws: APIError.self) { try result.get() }
       #expect((error.underlyingError as? ReconnectionError)?.attempts == 0)
+      #expect(
+        error.localizedDescription.contains("gave up on the event stream without reconnecting"))
       #expect(told.filter { $0 == "failed" }.count == 1)
       #expect(!told.contains("reconnecting"))
     }

@@ -166,7 +166,8 @@ import Testing
     #expect(gaveUp.attempts == limit)
     #expect(
       error.localizedDescription.contains(
-        "gave up reconnecting the event stream after \(limit) failed attempts in a row"),
+        "gave up reconnecting the event stream after \(limit) failed attempt"
+          + (limit == 1 ? " in a row" : "s in a row")),
       "\(error.localizedDescription)")
     #expect(await stub.requests(matching: .any).count == limit + 1)
     let failed = states.withLock { $0 }.filter {

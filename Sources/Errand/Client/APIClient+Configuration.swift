@@ -107,8 +107,11 @@ extension APIClient {
       "accept", "accept-encoding", "accept-language", "user-agent",
     ]
 
-    /// Who hears what happens during each call (``CallEvent``), each on a queue of its own so
-    /// that none can slow a call; none by default, and then calls do no work for events.
+    /// Who hears what happens during each call (``CallEvent``), each on a thread of its own
+    /// (shared by every client the listener is registered on) so that none can slow a call or
+    /// another listener; none by default, and then calls do no work for events. See
+    /// ``EventListener`` for the order of events and what happens to a listener that falls
+    /// behind.
     ///
     /// ```swift
     /// let client = APIClient(

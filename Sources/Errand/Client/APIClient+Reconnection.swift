@@ -15,8 +15,11 @@ extension APIClient {
   /// }
   /// ```
   ///
-  /// A `204 No Content` ends the stream; a status other than 2xx, or an answer that is not
-  /// `text/event-stream`, fails it with ``APIError`` and no reconnection. Waits run on the
+  /// A `204 No Content` ends the stream; a status other than 2xx, an answer that is not
+  /// `text/event-stream`, or a redirect refused or going round in a loop, fails it with
+  /// ``APIError`` and no reconnection. Every wait is between ``ReconnectPolicy/minimumDelay``
+  /// (half a second, whatever the server's `retry`) and the policy's maximum, and doubles while
+  /// connections fail or end soon after they open (see ``ReconnectPolicy``). Waits run on the
   /// client's clock, so a `TestClock` drives them in tests. Each connection goes through the
   /// middleware, so a token refresh works on reconnects, and the call's timeout bounds each wait
   /// for the next event, as in ``events(_:)``.

@@ -22,7 +22,7 @@ public actor APIClient {
   /// The transport, when it takes each request with its exchange (and so enforces deadlines
   /// itself): called directly, without a racing task.
   nonisolated let exchangeTransport: (any ExchangeTransport)?
-  /// One per listener in the configuration, each delivering on a queue of its own.
+  /// One per listener in the configuration, each posting to its listener's shared mailbox.
   nonisolated let eventDispatchers: [EventDispatcher]
 
   /// Create a client for a base URL.

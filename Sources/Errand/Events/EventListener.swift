@@ -19,13 +19,20 @@ import Foundation
 ///   configuration: .init(eventListeners: [SlowCallReporter()]))
 /// ```
 ///
-/// Threading: a listener never runs on the task that makes the call. In each client it is
-/// registered on, a listener has a serial queue of its own, which hears that client's events in
-/// the order they happened, a few milliseconds after they happen (events are handed over in
-/// batches, so that a busy client does not wake a thread for each). A listener registered on
-/// several clients may be called from their queues at the same time. A slow (or blocked)
-/// listener holds up only its own queue, where the events wait in memory, never the calls. What
-/// a listener throws is dropped: it cannot change a call's outcome.
+/// Threading: a listener never runs on the task that makes the call. Each listener has one
+/// thread of its own, shared by every client it is registered on and held only while it has
+/// events to hear: it is called once at a time (never from two clients at once), with each
+/// client's events in the order they happened, a few milliseconds after they happen (events are
+/// handed over in batches, so that a busy client does not wake a thread for each). Listeners
+/// are told apart by identity for an instance of a class, and by type for a value (a struct or
+/// an enum): values of one type share a thread.
+///
+/// A slow or blocked listener holds up only its own thread: never the calls, other listeners or
+/// the system's shared thread pools, however many clients it is registered on. At most
+/// ``APIClient/maximumPendingEvents`` (10,000) of its events wait for it, in memory; beyond that
+/// the newest are dropped, and ``APIClient/droppedEventCount(for:)`` counts them. A listener
+/// that keeps up misses nothing. What a listener throws is dropped: it cannot change a call's
+/// outcome.
 public protocol EventListener: Sendable {
   /// Hear an event; by default, calls the method named after its ``CallEvent/kind``.
   func receive(_ event: CallEvent) throws

@@ -5,24 +5,52 @@ import Foundation
 #endif
 
 /// How ``APIClient/events(_:reconnect:onState:)`` reconnects, as EventSource does: after the
-/// server's `retry` time (else ``initialDelay``), with `Last-Event-ID`, backing off after
-/// consecutive failures, and giving up after ``maximumAttempts`` of them.
+/// server's `retry` time (else ``initialDelay``), with `Last-Event-ID`, backing off while
+/// connections fail or end soon after they open, and giving up after ``maximumAttempts`` failed
+/// reconnections in a row.
+///
+/// Every wait is at least ``minimumDelay`` (half a second) and at most ``maximumDelay``, whatever
+/// the server asks for. The first wait, and the first after a connection that stayed open for
+/// ``backoffResetTime``, is the reconnection time; each connection after it that fails or ends
+/// sooner doubles the wait, up to ``maximumDelay``. So a server that answers `retry: 0` and
+/// closes every connection at once is reconnected to after 0.5, 1, 2, 4… seconds, then once a
+/// minute, not in a loop.
 public struct ReconnectPolicy: Sendable, Hashable {
   /// The wait before reconnecting while the server has sent no `retry`: 3 seconds by default.
   public var initialDelay: Duration
-  /// The longest wait, however many failures came in a row: 60 seconds by default.
+  /// The longest wait, however many failures came in a row, and the most a server's `retry` can
+  /// ask for: 60 seconds by default. It is held between ``minimumDelay`` and a day: a longer one
+  /// waits a day, so that no clock has to reach past what it can count.
   public var maximumDelay: Duration
   /// How many reconnections in a row may fail (fail to connect, or end before an event) before
-  /// the stream gives up; `nil` for no limit. 10 by default.
+  /// the stream gives up: after the first connection and this many reconnections have failed,
+  /// it ends with a ``ReconnectionError`` whose ``ReconnectionError/attempts`` is this number;
+  /// `0` gives up as soon as a connection fails. `nil` for no limit. 10 by default.
   public var maximumAttempts: Int?
   /// Whether a request with a body (a `POST` to an LLM or MCP endpoint) is sent again, body
   /// included, to reconnect; `false` by default, and the stream then ends with the error that
   /// ended the connection.
   public var resendsBody: Bool
-  /// Whether a wait after a failure is drawn at random between half and all of its length, so
-  /// that many clients dropped at once do not come back at once; `true` by default. The first
-  /// wait after a connection that delivered events is the reconnection time exactly.
+  /// Whether a wait that backs off is drawn at random between half and all of its length (never
+  /// under ``minimumDelay``), so that many clients dropped at once do not come back at once;
+  /// `true` by default. The first wait after a connection that lasted ``backoffResetTime`` is the
+  /// reconnection time exactly.
   public var jitter: Bool
+  /// How long a connection must stay open (from its head to its end, on the client's clock) for
+  /// the backoff to start over, so that the next wait is the reconnection time again: 60 seconds
+  /// by default. A connection that fails, or ends sooner, even after delivering events, doubles
+  /// the next wait.
+  public var backoffResetTime: Duration = .seconds(60)
+
+  /// The shortest wait before any reconnection: 500 milliseconds, whatever the policy or the
+  /// server's `retry` says (`retry: 0` included).
+  ///
+  /// Without it a server that asks for no wait, or a policy with a zero delay, reconnects as
+  /// fast as connections open: hundreds of requests a second from each client. Half a second
+  /// is the floor Firefox puts on `retry`: short enough for a server that closes the stream on
+  /// purpose after each event to be followed closely, long enough that a fleet of clients
+  /// cannot be turned into a flood.
+  public static let minimumDelay: Duration = .milliseconds(500)
 
   /// Create a policy.
   /// - Parameters:
@@ -30,7 +58,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
   ///   - maximumDelay: The longest wait.
   ///   - maximumAttempts: How many reconnections in a row may fail; `nil` for no limit.
   ///   - resendsBody: Whether a request with a body is sent again to reconnect.
-  ///   - jitter: Whether waits after failures are drawn at random up to their length.
+  ///   - jitter: Whether waits that back off are drawn at random up to their length.
   public init(
     initialDelay: Duration = .seconds(3), maximumDelay: Duration = .seconds(60),
     maximumAttempts: Int? = 10, resendsBody: Bool = false, jitter: Bool = true
@@ -42,22 +70,33 @@ public struct ReconnectPolicy: Sendable, Hashable {
     self.jitter = jitter
   }
 
-  /// 3 seconds before the first reconnection, doubling after each failure up to a minute, at most
-  /// 10 failures in a row, with jitter; requests with a body are not sent again.
+  /// The most ``maximumDelay`` can be: a day.
+  static let longestDelay: Duration = .seconds(86_400)
+
+  /// 3 seconds before the first reconnection, doubling while connections fail or end within a
+  /// minute, up to a minute, at most 10 failed reconnections in a row, with jitter; requests
+  /// with a body are not sent again.
   public static let `default` = ReconnectPolicy()
 
-  /// The wait before reconnection attempt `failures + 1` after `failures` failures in a row.
-  func delay(reconnectionTime: Duration?, failures: Int) -> Duration {
-    let base = reconnectionTime ?? initialDelay
-    guard failures > 0 else { return min(base, maximumDelay) }
-    var wait = base
-    for _ in 0..<min(failures, 30) where wait < maximumDelay {
+  /// The wait before the next reconnection: the reconnection time (the server's, else
+  /// ``initialDelay``) doubled `doublings` times, held between ``minimumDelay`` and
+  /// ``maximumDelay`` without overflowing, then jittered when it backs off.
+  func delay(reconnectionTime: Duration?, doublings: Int) -> Duration {
+    let floor = Self.minimumDelay
+    let ceiling = Swift.min(Swift.max(maximumDelay, floor), Self.longestDelay)
+    var wait = Swift.min(Swift.max(reconnectionTime ?? initialDelay, floor), ceiling)
+    guard doublings > 0 else { return wait }
+    for _ in 0..<doublings {
+      guard wait < ceiling / 2 else {
+        wait = ceiling
+        break
+      }
       wait = wait * 2
     }
-    wait = min(wait, maximumDelay)
     guard jitter else { return wait }
-    let fraction = Double.random(in: 0.5...1)
-    return wait * fraction
+    // Between half and all of it, in thousandths: integer steps, which cannot overflow.
+    let cut = (wait / 1000) * Int.random(in: 0...500)
+    return Swift.max(wait - cut, floor)
   }
 }
 
@@ -73,9 +112,11 @@ public enum ConnectionState: Sendable {
   case failed(APIError)
 }
 
-/// The stream gave up reconnecting: too many attempts in a row failed.
+/// The stream gave up reconnecting: too many reconnections in a row failed.
 public struct ReconnectionError: Error, LocalizedError, Sendable {
-  /// How many attempts in a row failed.
+  /// How many reconnections in a row failed: the policy's
+  /// ``ReconnectPolicy/maximumAttempts``. The connection before them (which failed too, or
+  /// delivered events before it ended) is not counted.
   public var attempts: Int
   /// Why the last one failed.
   public var lastError: APIError
@@ -86,8 +127,14 @@ public struct ReconnectionError: Error, LocalizedError, Sendable {
 
   /// Says how many attempts failed, and the last failure.
   public var errorDescription: String? {
-    "gave up reconnecting the event stream after \(attempts) failed attempts in a row; the last: "
-      + (lastError.errorDescription ?? "\(lastError)")
+    let last = lastError.errorDescription ?? "\(lastError)"
+    guard attempts > 0 else {
+      return "gave up on the event stream without reconnecting (the policy allows no failed "
+        + "reconnection); the last failure: " + last
+    }
+    let reconnections = attempts == 1 ? "1 failed attempt" : "\(attempts) failed attempts"
+    return "gave up reconnecting the event stream after \(reconnections) in a row; the last: "
+      + last
   }
 }
 
@@ -125,10 +172,16 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     var reader: ServerSentEvents.AsyncIterator?
     var lastEventID: String?
     var reconnectionTime: Duration?
-    /// Attempts in a row that failed to connect or ended before an event.
-    var failures = 0
+    /// Reconnections in a row that failed to connect or ended before an event: the stream gives
+    /// up when they reach the policy's `maximumAttempts`.
+    var failedReconnections = 0
+    /// Connections in a row that failed or ended before `backoffResetTime`: each doubles the
+    /// next wait after the first.
+    var shortConnections = 0
     var connections = 0
     var receivedOnThisConnection = false
+    /// Measures the open connection, from its head, on the client's clock.
+    var openFor: Stopwatch?
     var ended = false
 
     /// The next event, from this connection or the next ones.
@@ -139,20 +192,28 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     ///   `.cancelled` as soon as the task is cancelled.
     public mutating func next() async throws -> ServerSentEvent? {
       while !ended {
-        if reader == nil {
+        guard reader != nil else {
           try await open()
           continue
         }
+        // Only the read is caught here: what the steps after it throw ends the stream as it
+        // is, told once.
+        let read: Result<ServerSentEvent?, any Error>
         do {
-          if let event = try await reader?.next() {
-            receivedOnThisConnection = true
-            failures = 0
-            return event
-          }
-          try await connectionEnded(nil)
-        } catch let error as APIError where Self.reconnectsAfter(error) {
-          try await connectionEnded(error)
+          read = .success(try await reader?.next())
         } catch {
+          read = .failure(error)
+        }
+        switch read {
+        case .success(let event?):
+          receivedOnThisConnection = true
+          failedReconnections = 0
+          return event
+        case .success(nil):
+          try await connectionEnded(nil)
+        case .failure(let error as APIError) where Self.reconnectsAfter(error):
+          try await connectionEnded(error)
+        case .failure(let error):
           try fail(error)
         }
       }
@@ -162,45 +223,48 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     /// Connect (again), or fail for good.
     private mutating func open() async throws {
       connections += 1
+      let opened: ServerSentEvents
       do {
         try Task.checkCancellation()
-        let opened = try await sequence.connect(lastEventID)
-        let response = opened.stream.response
-        if response.status == 204 {
-          // Read to its end (HTTP gives a 204 no body), so that a recorder sees the exchange end.
-          _ = try? await opened.stream.collect()
-          ended = true
-          sequence.onState?(.closed)
-          return
-        }
-        let type = response.headers["Content-Type"]
-        guard type?.lowercased().hasPrefix("text/event-stream") == true else {
-          opened.stream.cancel()
-          throw APIError.decoding(NotAnEventStream(contentType: type), response)
-        }
-        events = opened
-        reader = opened.makeAsyncIterator()
-        receivedOnThisConnection = false
-        sequence.onState?(.connected(attempt: connections))
+        opened = try await sequence.connect(lastEventID)
       } catch let error as APIError where Self.reconnectsAfter(error) {
-        try await connectionEnded(error)
+        return try await connectionEnded(error)
       } catch {
         try fail(error)
       }
+      let response = opened.stream.response
+      if response.status == 204 {
+        // Read to its end (HTTP gives a 204 no body), so that a recorder sees the exchange end.
+        _ = try? await opened.stream.collect()
+        ended = true
+        sequence.onState?(.closed)
+        return
+      }
+      let type = response.headers["Content-Type"]
+      guard type?.lowercased().hasPrefix("text/event-stream") == true else {
+        opened.stream.cancel()
+        try fail(APIError.decoding(NotAnEventStream(contentType: type), response))
+      }
+      events = opened
+      reader = opened.makeAsyncIterator()
+      receivedOnThisConnection = false
+      openFor = Stopwatch(sequence.clock)
+      sequence.onState?(.connected(attempt: connections))
     }
 
-    /// The connection ended, cleanly or with `error`: wait, then reconnect, unless the policy or
-    /// the budget says otherwise.
+    /// The connection ended, cleanly or with `error` (or failed to open): wait, then reconnect,
+    /// unless the policy or the budget says otherwise.
     private mutating func connectionEnded(_ error: APIError?) async throws {
       if let events {
         lastEventID = events.lastEventID
         reconnectionTime = events.reconnectionTime ?? reconnectionTime
       }
+      let lasted = openFor.map { $0.elapsed >= sequence.policy.backoffResetTime } ?? false
       events = nil
       reader = nil
-      if !receivedOnThisConnection {
-        failures += 1
-      }
+      openFor = nil
+      shortConnections = lasted ? 1 : shortConnections + 1
+      let failed = !receivedOnThisConnection
       receivedOnThisConnection = false
       if sequence.hasBody && !sequence.policy.resendsBody {
         // Nothing is sent again: the stream ends as a stream without reconnection would.
@@ -208,17 +272,21 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
         ended = true
         return
       }
-      if let limit = sequence.policy.maximumAttempts, failures > limit {
-        let last = error ?? APIError.transport(URLError(.networkConnectionLost))
-        var context = last.context ?? APIError.Context()
-        context.attempts = connections
-        context.retryPastDeadline = nil
-        try fail(
-          APIError.transport(
-            ReconnectionError(attempts: failures, lastError: last, context: context)))
+      if failed {
+        // The first connection is not a reconnection; each one after it that fails counts.
+        if connections > 1 { failedReconnections += 1 }
+        if let limit = sequence.policy.maximumAttempts, failedReconnections >= limit {
+          let last = error ?? APIError.transport(URLError(.networkConnectionLost))
+          var context = last.context ?? APIError.Context()
+          context.attempts = connections
+          context.retryPastDeadline = nil
+          try fail(
+            APIError.transport(
+              ReconnectionError(attempts: failedReconnections, lastError: last, context: context)))
+        }
       }
       let delay = sequence.policy.delay(
-        reconnectionTime: reconnectionTime, failures: Swift.max(0, failures - 1))
+        reconnectionTime: reconnectionTime, doublings: shortConnections - 1)
       sequence.onState?(.reconnecting(after: delay, attempt: connections + 1))
       do {
         try await sequence.clock.sleep(for: delay)
@@ -227,22 +295,27 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
       }
     }
 
+    /// End the stream with `error`, told once to `onState`.
     private mutating func fail(_ error: any Error) throws -> Never {
       ended = true
       events?.stream.cancel()
+      events = nil
+      reader = nil
       let failure = error as? APIError ?? APIError(transportError: error, request: nil)
       sequence.onState?(.failed(failure))
       throw failure
     }
 
     /// Whether an error ends a connection that is worth making again: a lost or refused
-    /// connection, or a stall; not a status, a decoding error or a cancellation.
+    /// connection, or a stall; not a status, a decoding error, a cancellation, or a redirect
+    /// refused or going round in a loop (the same request would meet it again).
     static func reconnectsAfter(_ error: APIError) -> Bool {
       switch error.kind {
       case .transport:
         return !(error.underlyingError is RefusedRedirectError)
           && !(error.underlyingError is LineTooLongError)
           && error.urlError?.code != .dataLengthExceedsMaximum
+          && error.urlError?.code != .httpTooManyRedirects
       case .timedOut: return true
       default: return false
       }

@@ -7,7 +7,7 @@ import Testing
 /// The listener of the "Observing calls" article, as written (with `print` collected).
 @Suite(.timeLimit(.minutes(1))) struct ObservingCallsExampleTests {
   @Test func theArticlesListenerHearsARetry() async throws {
-    // Each listener is called on a queue of its own: the test waits for the reporter's own
+    // Each listener is called on a thread of its own: the test waits for the reporter's own
     // lines, not for another listener's events.
     let (printed, printer) = AsyncStream.makeStream(of: String.self)
     struct SlowCallReporter: EventListener {

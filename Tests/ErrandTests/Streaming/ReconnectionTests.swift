@@ -11,7 +11,7 @@ import Testing
   static let dropped = URLError(.networkConnectionLost)
 
   /// A client on `clock` over `stub`, and a log of the states it reports.
-  static func client(_ stub: StubTransport, clock: TestClock) -> APIClient {
+  static func client(_ stub: any Transport, clock: TestClock) -> APIClient {
     APIClient(
       baseURL: base, transport: stub, configuration: APIClient.Configuration(clock: clock))
   }
@@ -46,11 +46,11 @@ import Testing
         .status(204),
       ]))
     let states = Locked<[String]>([])
-    let events = Self.client(stub, clock: clock).events(Self.feed, reconnect: .default) {
-      state in states.withLock { $0.append("\(state)") }
-    }
-    let received = try await Self.read(
-      events, clock: clock, waits: [.seconds(3), .milliseconds(500)])
+    let events = Self.client(stub, clock: clock).events(
+      Self.feed, reconnect: ReconnectPolicy(jitter: false)
+    ) { state in states.withLock { $0.append("\(state)") } }
+    // The second connection ended at once too: its wait is the new reconnection time, doubled.
+    let received = try await Self.read(events, clock: clock, waits: [.seconds(3), .seconds(1)])
     #expect(received.map(\.data) == ["a", "b", "c"])
     let sent = await stub.requests(matching: .any)
     #expect(sent.map { $0.headers["Last-Event-ID"] } == [nil, "2", "3"])
@@ -58,7 +58,7 @@ import Testing
     #expect(
       states.withLock { $0 } == [
         "connected(attempt: 1)", "reconnecting(after: 3.0 seconds, attempt: 2)",
-        "connected(attempt: 2)", "reconnecting(after: 0.5 seconds, attempt: 3)", "closed",
+        "connected(attempt: 2)", "reconnecting(after: 1.0 seconds, attempt: 3)", "closed",
       ])
   }
 
@@ -96,10 +96,11 @@ import Testing
     let prompt = Endpoint<Data>(
       method: .post, path: "chat", body: .data(Data(#"{"q":"hi"}"#.utf8)), decoding: .data)
     let events = Self.client(stub, clock: clock).events(
-      prompt, reconnect: ReconnectPolicy(resendsBody: resendsBody))
+      prompt, reconnect: ReconnectPolicy(resendsBody: resendsBody, jitter: false))
     if resendsBody {
-      // A wait after the drop, and one after the second connection ends before the 204.
-      let received = try await Self.read(events, clock: clock, waits: [.seconds(3), .seconds(3)])
+      // A wait after the drop, and one (doubled: it too ended at once) after the second
+      // connection ends before the 204.
+      let received = try await Self.read(events, clock: clock, waits: [.seconds(3), .seconds(6)])
       #expect(received.map(\.data) == ["Hel", "lo"])
       let sent = await stub.requests(matching: .any)
       #expect(sent.count == 3)
@@ -128,10 +129,11 @@ import Testing
     }
     let error = await #expect(throws: APIError.self) { try await reading.cancellableValue }
     let gaveUp = try #require(error?.underlyingError as? ReconnectionError)
-    #expect(gaveUp.attempts == 3)
+    // The first connection and two reconnections: two reconnections failed.
+    #expect(gaveUp.attempts == 2)
     #expect(gaveUp.lastError.urlError?.code == .cannotConnectToHost)
     #expect(
-      error?.localizedDescription.contains("gave up reconnecting the event stream after 3") == true)
+      error?.localizedDescription.contains("gave up reconnecting the event stream after 2") == true)
     #expect(await stub.requests(matching: .any).count == 3)
   }
 
@@ -172,7 +174,8 @@ import Testing
         middleware: [BearerAuthenticationMiddleware(provider: tokens)], clock: clock))
     let feed = Endpoint<Data>(path: "feed", requiresAuthentication: true, decoding: .data)
     let events = client.events(feed, reconnect: ReconnectPolicy(jitter: false))
-    let received = try await Self.read(events, clock: clock, waits: [.seconds(3), .seconds(3)])
+    // The second connection ends at once too, so the wait before the third doubles.
+    let received = try await Self.read(events, clock: clock, waits: [.seconds(3), .seconds(6)])
     #expect(received.map(\.data) == ["a", "b"])
     #expect(await tokens.refreshes == 1)
     let sent = await stub.requests(matching: .any)
@@ -200,20 +203,19 @@ import Testing
       CassetteTransport(url: file, mode: .once, upstream: upstream),
       CassetteTransport(url: file, mode: .none),
     ] {
-      let client = APIClient(baseURL: base, transport: transport)
+      let clock = TestClock()
       let states = Locked<[String]>([])
-      var received: [String] = []
-      for try await event in client.events(
-        Self.feed, reconnect: ReconnectPolicy(initialDelay: .zero),
+      let events = Self.client(transport, clock: clock).events(
+        Self.feed, reconnect: ReconnectPolicy(initialDelay: .zero, jitter: false),
         onState: { state in states.withLock { $0.append("\(state)") } })
-      {
-        received.append(event.data)
-      }
-      runs.append(received + states.withLock { $0 })
+      // `retry: 0` and a zero delay wait the floor, then twice it: both connections ended at once.
+      let received = try await Self.read(
+        events, clock: clock, waits: [.milliseconds(500), .seconds(1)])
+      runs.append(received.map(\.data) + states.withLock { $0 })
     }
     let expected = [
-      "a", "b", "connected(attempt: 1)", "reconnecting(after: 0.0 seconds, attempt: 2)",
-      "connected(attempt: 2)", "reconnecting(after: 0.0 seconds, attempt: 3)", "closed",
+      "a", "b", "connected(attempt: 1)", "reconnecting(after: 0.5 seconds, attempt: 2)",
+      "connected(attempt: 2)", "reconnecting(after: 1.0 seconds, attempt: 3)", "closed",
     ]
     #expect(runs == [expected, expected])
     let text = try String(contentsOf: file, encoding: .utf8)

@@ -21,29 +21,13 @@ import Testing
     return kind.client(base, configuration: configuration)
   }
 
-  static func texts(of events: [CallEvent]) -> [String] {
-    events.map { event in
-      var dumped = ""
-      dump(event, to: &dumped)
-      return "\(event.endpoint) \(dumped)"
-    }
-  }
-
   // MARK: Secrets in redirect events
 
-  /// Where a refused redirect's secret sits.
-  struct RefusedRow: Sendable, CustomTestStringConvertible {
-    var name: String
-    var query: [URLQueryItem]
-    var location: String
-    var testDescription: String { name }
-  }
-
-  static let refusedRows: [RefusedRow] = [
-    RefusedRow(
+  static let refusedRows: [RefusedRedirectRow] = [
+    RefusedRedirectRow(
       name: "client-secret-in-request-url",
       query: [URLQueryItem(name: "session", value: "S3CRET-1")], location: "ftp://files.example/x"),
-    RefusedRow(
+    RefusedRedirectRow(
       name: "token-in-location-fragment", query: [],
       location: "ftp://files.example/cb#access_token=S3CRET-2"),
   ]
@@ -51,7 +35,7 @@ import Testing
   /// A redirect refused by Errand's own policy, over each production transport: neither the
   /// `redirectRefused` event, the `callFailed` event nor the thrown error shows the secret.
   @Test(arguments: TransportKind.allCases, refusedRows)
-  func aRefusedRedirectOverTheWireShowsNoSecret(_ kind: TransportKind, _ row: RefusedRow)
+  func aRefusedRedirectOverTheWireShowsNoSecret(_ kind: TransportKind, _ row: RefusedRedirectRow)
     async throws
   {
     let server = try LoopbackServer { _ in
@@ -68,7 +52,7 @@ import Testing
     #expect(events.contains { $0.kind.name == "redirectRefused" })
     var dumped = ""
     dump(error, to: &dumped)
-    for text in Self.texts(of: events) + [error.localizedDescription, "\(error)", dumped] {
+    for text in printedForms(of: events) + [error.localizedDescription, "\(error)", dumped] {
       #expect(!text.contains("S3CRET"), "printed: \(text)")
     }
   }
@@ -89,7 +73,7 @@ import Testing
     #expect(try await client.send(Endpoint<String>(path: "start")) == "arrived")
     let events = await listener.eventsOfOneCall()
     #expect(events.contains { $0.kind.name == "redirectFollowed" })
-    for text in Self.texts(of: events) {
+    for text in printedForms(of: events) {
       #expect(!text.contains("S3CRET"), "a listener heard: \(text)")
     }
   }

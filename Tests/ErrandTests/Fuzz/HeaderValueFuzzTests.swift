@@ -51,15 +51,7 @@ import Testing
     let alphabet = Array("=,\"\\ \tmax-age0123456789".utf8) + [0, 0xFF, 0xC3]
     let valid = Array(#"max-age=600, x-ext="a, \"max-age=0\"", stale-if-error=60"#.utf8)
     for _ in 0..<TestSize.count(small: 2_000, full: 50_000) {
-      var bytes = valid
-      for _ in 0...Int.random(in: 0...6, using: &random) where !bytes.isEmpty {
-        let index = Int.random(in: 0..<bytes.count, using: &random)
-        switch Int.random(in: 0..<3, using: &random) {
-        case 0: bytes[index] = alphabet.randomElement(using: &random) ?? 0
-        case 1: bytes.insert(alphabet.randomElement(using: &random) ?? 0, at: index)
-        default: bytes.remove(at: index)
-        }
-      }
+      let bytes = ParserFuzzTests.mutated(valid, from: alphabet, &random)
       let control = CacheControl(["Cache-Control": String(decoding: bytes, as: UTF8.self)])
       #expect((control.maxAge ?? 0) >= 0)
       #expect((control.staleIfError ?? 0) >= 0)

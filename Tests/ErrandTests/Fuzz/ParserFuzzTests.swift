@@ -21,6 +21,23 @@ import Testing
     ["", " ", "\t", "  ", " \t"].randomElement(using: &random) ?? ""
   }
 
+  /// `bytes` with up to seven random edits: a byte replaced, inserted (from `alphabet`) or
+  /// removed.
+  static func mutated(
+    _ bytes: [UInt8], from alphabet: [UInt8], _ random: inout SeededGenerator
+  ) -> [UInt8] {
+    var bytes = bytes
+    for _ in 0...Int.random(in: 0...6, using: &random) where !bytes.isEmpty {
+      let index = Int.random(in: 0..<bytes.count, using: &random)
+      switch Int.random(in: 0..<3, using: &random) {
+      case 0: bytes[index] = alphabet.randomElement(using: &random) ?? 0
+      case 1: bytes.insert(alphabet.randomElement(using: &random) ?? 0, at: index)
+      default: bytes.remove(at: index)
+      }
+    }
+    return bytes
+  }
+
   /// A quoted string holding `text`, with `"` and `\` escaped.
   static func quoted(_ text: String) -> String {
     "\""
@@ -80,15 +97,7 @@ import Testing
     let alphabet = Array("<>;,=\" \t\\rel=next".utf8) + [0, 0xFF, 0xC3]
     let valid = Array(#"<https://a.example/2>; rel="next"; title="a; b", </3>; rel=last"#.utf8)
     for _ in 0..<TestSize.count(small: 2_000, full: 50_000) {
-      var bytes = valid
-      for _ in 0...Int.random(in: 0...6, using: &random) where !bytes.isEmpty {
-        let index = Int.random(in: 0..<bytes.count, using: &random)
-        switch Int.random(in: 0..<3, using: &random) {
-        case 0: bytes[index] = alphabet.randomElement(using: &random) ?? 0
-        case 1: bytes.insert(alphabet.randomElement(using: &random) ?? 0, at: index)
-        default: bytes.remove(at: index)
-        }
-      }
+      let bytes = Self.mutated(valid, from: alphabet, &random)
       let text = String(decoding: bytes, as: UTF8.self)
       let links = LinkHeader(text, relativeTo: URL(string: "https://a.example/"))
       #expect(links.links.count <= text.filter { $0 == "<" }.count)

@@ -24,33 +24,16 @@ import Testing
     ]
   }
 
-  /// The text of every event: what a listener that logs events would write.
-  static func texts(of events: [CallEvent]) -> [String] {
-    events.map { event in
-      var dumped = ""
-      dump(event, to: &dumped)
-      return "\(event.endpoint) \(event.kind) \(dumped)"
-    }
-  }
-
   // MARK: Refused redirects
 
-  /// Where the secret sits in a refused redirect.
-  struct RefusedRow: Sendable, CustomTestStringConvertible {
-    var name: String
-    var query: [URLQueryItem]
-    var location: String
-    var testDescription: String { name }
-  }
-
-  static let refusedRows: [RefusedRow] = [
-    RefusedRow(
+  static let refusedRows: [RefusedRedirectRow] = [
+    RefusedRedirectRow(
       name: "the client's secret query value, in the URL that answered",
       query: [URLQueryItem(name: "session", value: "S3CRET-H")], location: "ftp://files.example/x"),
-    RefusedRow(
+    RefusedRedirectRow(
       name: "the client's secret query value, in the Location", query: [],
       location: "ftp://files.example/x?session=S3CRET-I"),
-    RefusedRow(
+    RefusedRedirectRow(
       name: "an access token in the Location's fragment", query: [],
       location: "ftp://files.example/cb#access_token=S3CRET-J"),
   ]
@@ -58,7 +41,7 @@ import Testing
   /// A redirect the policy refuses (`ftp:`) is told to listeners and thrown: neither may show a
   /// secret the client's redaction names, or a token in the Location.
   @Test(arguments: refusedRows)
-  func aRefusedRedirectShowsNoSecret(_ row: RefusedRow) async throws {
+  func aRefusedRedirectShowsNoSecret(_ row: RefusedRedirectRow) async throws {
     let stub = StubTransport(followsRedirects: true)
     await stub.on(.get, "/v1/start", .status(302, headers: ["Location": row.location]))
     let listener = RecordingListener()
@@ -69,7 +52,7 @@ import Testing
     #expect(error.underlyingError is RefusedRedirectError)
     let events = await listener.eventsOfOneCall()
     #expect(events.contains { $0.kind.name == "redirectRefused" })
-    for text in Self.forms(of: error) + Self.texts(of: events) {
+    for text in Self.forms(of: error) + printedForms(of: events) {
       #expect(!text.contains("S3CRET"), "printed: \(text)")
     }
   }
@@ -94,7 +77,7 @@ import Testing
     _ = try await client.send(Endpoint<Data>(path: "start", decoding: .data))
     let events = await listener.eventsOfOneCall()
     #expect(events.contains { $0.kind.name == "redirectFollowed" })
-    for text in Self.texts(of: events) {
+    for text in printedForms(of: events) {
       #expect(!text.contains("S3CRET"), "a listener heard: \(text)")
     }
   }
@@ -141,7 +124,7 @@ import Testing
           decoding: .data))
     }
     let events = await listener.eventsOfOneCall()
-    for text in Self.forms(of: error) + Self.texts(of: events) {
+    for text in Self.forms(of: error) + printedForms(of: events) {
       #expect(!text.contains("S3CRET"), "printed: \(text)")
     }
   }
@@ -209,7 +192,7 @@ import Testing
       #expect(kinds.filter { $0 == "attemptStarted" }.count == 1, "call \(id): \(kinds)")
       #expect(kinds.filter { $0 == "responseHead" }.count == 1, "call \(id): \(kinds)")
     }
-    for text in Self.texts(of: events) {
+    for text in printedForms(of: events) {
       #expect(!text.contains("S3CRET"), "a listener heard: \(text)")
     }
   }

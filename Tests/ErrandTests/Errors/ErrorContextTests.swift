@@ -45,6 +45,15 @@ import Testing
     var verb: String { self == .timeout ? "timed out" : "was cancelled" }
   }
 
+  /// A client over `stub` that tries three times, its waits on an immediate clock.
+  static func retryingClient(_ stub: StubTransport) -> APIClient {
+    let retry = RetryMiddleware(
+      policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(1), jitter: .none),
+      clock: ImmediateClock())
+    return APIClient(
+      baseURL: base, transport: stub, configuration: APIClient.Configuration(middleware: [retry]))
+  }
+
   /// A call with a 10-second timeout whose first attempts time out at once (a `URLError`), each
   /// retried after 1 s, then 2 s, and whose last attempt waits for an answer that comes only
   /// after an hour: the deadline ends it, or the caller cancels it.
@@ -99,12 +108,7 @@ import Testing
     await stub.on(
       .get, "/v1/dogs",
       .sequence(Array(repeating: StubResponse.connectionLost, count: attempts - 1) + [downgrade]))
-    let retry = RetryMiddleware(
-      policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(1), jitter: .none),
-      clock: ImmediateClock())
-    let client = APIClient(
-      baseURL: Self.base, transport: stub,
-      configuration: APIClient.Configuration(middleware: [retry]))
+    let client = Self.retryingClient(stub)
 
     let error = try await #require(throws: APIError.self) { try await client.send(Self.endpoint) }
     guard case .transport(let refused as RefusedRedirectError) = error else {
@@ -131,12 +135,7 @@ import Testing
   /// A network failure keeps its `URLError`, with the request and attempts in its context.
   @Test func aNetworkFailureKeepsItsURLErrorWithTheContext() async throws {
     let stub = StubTransport { _ in .connectionLost }
-    let retry = RetryMiddleware(
-      policy: RetryPolicy(maxAttempts: 3, baseDelay: .seconds(1), jitter: .none),
-      clock: ImmediateClock())
-    let client = APIClient(
-      baseURL: Self.base, transport: stub,
-      configuration: APIClient.Configuration(middleware: [retry]))
+    let client = Self.retryingClient(stub)
     let error = try await #require(throws: APIError.self) { try await client.send(Self.endpoint) }
     guard case .transport(let underlying) = error, let urlError = underlying as? URLError else {
       Issue.record("expected a URLError, got \(error)")

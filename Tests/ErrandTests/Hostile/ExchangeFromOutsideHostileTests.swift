@@ -49,6 +49,20 @@ import Testing
     }
   }
 
+  /// Whether `call` ends within 30 s of real time (a hang guard, not a timing), and its error.
+  static func ending(_ call: Task<Data, any Error>) async -> (ended: Bool, error: (any Error)?) {
+    let outcome = Box<(any Error)?>(nil)
+    let ended = await returnsInTime(seconds: 30) {
+      do {
+        _ = try await call.value
+      } catch {
+        outcome.update { $0 = error }
+      }
+      return true
+    }
+    return (ended, outcome.current)
+  }
+
   static let base = URL(string: "https://api.example.com/v1")!
 
   // MARK: Secrets told through the exchange
@@ -253,19 +267,11 @@ import Testing
     let call = Task { try await client.send(Endpoint<Data>(path: "slow")) }
     try #require(await clock.waitForSleepers(1, timeout: .seconds(10)))
     await clock.advance(by: .seconds(5))
-    let outcome = Box<(any Error)?>(nil)
-    let ended = await returnsInTime(seconds: 30) {
-      do {
-        _ = try await call.value
-      } catch {
-        outcome.update { $0 = error }
-      }
-      return true
-    }
+    let (ended, outcome) = await Self.ending(call)
     call.cancel()
     #expect(ended, "the call did not end at its deadline")
     #expect(
-      (outcome.current as? APIError)?.kind == .timedOut, "\(String(describing: outcome.current))")
+      (outcome as? APIError)?.kind == .timedOut, "\(String(describing: outcome))")
     #expect(transport.stopped.current == 1)
   }
 
@@ -289,15 +295,7 @@ import Testing
     var arrivals = entered.stream.makeAsyncIterator()
     _ = await arrivals.next()
     call.cancel()
-    let outcome = Box<(any Error)?>(nil)
-    let ended = await returnsInTime(seconds: 30) {
-      do {
-        _ = try await call.value
-      } catch {
-        outcome.update { $0 = error }
-      }
-      return true
-    }
+    let (ended, outcome) = await Self.ending(call)
     // Let the held handler go, so that nothing is left waiting after the probe.
     gate.update { held -> CheckedContinuation<Void, Never>? in
       defer { held = nil }
@@ -305,7 +303,7 @@ import Testing
     }?.resume()
     #expect(ended, "the cancelled call was still waiting for the stub's handler after 5 s")
     if ended {
-      #expect((outcome.current as? APIError)?.kind == .cancelled)
+      #expect((outcome as? APIError)?.kind == .cancelled)
     }
   }
 

@@ -1,144 +1,178 @@
 import Foundation
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// The on-disk half of an ``HTTPCache``: one file per stored response, under a folder per URL,
 /// written atomically, within a byte budget (least recently used out first, by modification
 /// time), behind a version marker. A file that does not read back (corrupted, truncated, from
-/// another version) is a miss and is removed. What is written never holds a secret: no URL (files
-/// are named and checked by hashes of it), no header the request's ``Redaction`` hides, and no
-/// body of an answer to a request that carried one unless the cache was told it may.
+/// another version, holding values that make no sense) is a miss and is removed. What is written
+/// never holds a secret: no URL (files are named and checked by hashes of it), no header the
+/// request's ``Redaction`` hides, and no body of an answer to a request that carried one unless
+/// the cache was told it may.
 ///
-/// `bytes`, the only mutable state, is in a `Locked`, whose lock also serializes every file
-/// operation.
+/// The folder holds `VERSION` (the store's format), `LOCK` and one folder per URL, named by 16
+/// hex digits, with one `.entry` file per variant; nothing else in it is touched. Inside the
+/// folder no symbolic link is followed (``DirectoryHandle``): a link where a URL's folder, an
+/// entry or the marker belongs is foreign, and is removed as a link or ignored. The folder itself
+/// may be a link: the app chose that path, and it is followed.
+///
+/// One budget for every cache on the folder, in one process or several: each operation holds an
+/// exclusive `flock(2)` on `LOCK`, which holds the bytes the entry files take as decimal text;
+/// the operation reads that count, keeps it as it writes and removes files, and writes it back.
+/// The count is set from what is on disk when a cache opens the folder, and again whenever files
+/// must be evicted (the oldest are found by listing them), so a process that died between
+/// writing a file and the count leaves it short by that file until then.
+///
+/// This instance's operations are also serialized by its own lock, which holds no state.
 final class DiskCacheStore: Sendable {
   static let version = "errand-http-cache 1"
+  /// The version marker's name in the folder.
+  static let versionName = "VERSION"
+  /// The name of the file every cache on the folder locks, which holds the byte count.
+  static let lockName = "LOCK"
   let directory: URL
   let budget: Int
   let storesAuthenticatedResponses: Bool
-  /// How many bytes the entry files hold.
-  private let bytes = Locked(0)
-  private let files = FileManager.default
+  private let lock = Locked(())
 
   init(directory: URL, budget: Int, storesAuthenticatedResponses: Bool) {
     self.directory = directory
     self.budget = max(0, budget)
     self.storesAuthenticatedResponses = storesAuthenticatedResponses
-    bytes.withLock { bytes in
-      let marker = directory.appendingPathComponent("VERSION")
-      let current = (try? String(contentsOf: marker, encoding: .utf8)) ?? ""
-      if current != Self.version {
-        for folder in entryFolders() {
-          try? files.removeItem(at: folder)
+    session { session in
+      let marker = session.root.read(Self.versionName, limit: 64)
+      if marker != Data(Self.version.utf8) {
+        for name in session.root.names() where Self.isFolderName(name) {
+          session.root.remove(name)
         }
-        try? files.createDirectory(at: directory, withIntermediateDirectories: true)
-        try? Data(Self.version.utf8).write(to: marker, options: .atomic)
+        session.root.write(Data(Self.version.utf8), to: Self.versionName)
+        session.bytes = 0
       }
-      bytes = entryFiles().reduce(0) { $0 + $1.size }
-    }
-  }
-
-  /// The folders that hold entries: named by a hash, so nothing else in the directory is touched.
-  private func entryFolders() -> [URL] {
-    let names = (try? files.contentsOfDirectory(atPath: directory.path)) ?? []
-    return names.filter { $0.count == 16 && $0.allSatisfy(\.isHexDigit) }.map {
-      directory.appendingPathComponent($0, isDirectory: true)
-    }
-  }
-
-  private func entryFiles() -> [(url: URL, size: Int, modified: Date)] {
-    entryFolders().flatMap { folder -> [(url: URL, size: Int, modified: Date)] in
-      let names = (try? files.contentsOfDirectory(atPath: folder.path)) ?? []
-      return names.filter { $0.hasSuffix(".entry") }.map { name in
-        let url = folder.appendingPathComponent(name)
-        let attributes = try? files.attributesOfItem(atPath: url.path)
-        return (
-          url, (attributes?[.size] as? NSNumber)?.intValue ?? 0,
-          attributes?[.modificationDate] as? Date ?? .distantPast
-        )
+      if !session.counted {
+        _ = session.entryFiles()
       }
+      session.makeRoom(for: 0)
     }
   }
 
-  private func folder(for key: String) -> URL {
-    directory.appendingPathComponent(Self.hash(key), isDirectory: true)
+  /// Whether `name` is a URL's folder: 16 hex digits.
+  static func isFolderName(_ name: String) -> Bool {
+    name.utf8.count == 16 && name.allSatisfy(\.isHexDigit)
+  }
+
+  /// Run `body` on the open folder with `LOCK` held and the byte count read from it, then write
+  /// the count back. `nil` when the folder cannot be opened or created.
+  @discardableResult
+  private func session<Result>(_ body: (inout DiskCacheSession) -> Result) -> Result? {
+    lock.withLock { _ in
+      guard let root = DirectoryHandle(path: directory.path, creating: true) else { return nil }
+      let lockFile = root.openFile(Self.lockName)
+      defer {
+        if let lockFile {
+          flock(lockFile, LOCK_UN)
+          close(lockFile)
+        }
+      }
+      if let lockFile {
+        while flock(lockFile, LOCK_EX) != 0, errno == EINTR {}
+      }
+      let stored = lockFile.flatMap(Self.readCount)
+      var session = DiskCacheSession(root: root, budget: budget, bytes: stored ?? 0)
+      if stored == nil {
+        _ = session.entryFiles()
+      }
+      let result = body(&session)
+      if let lockFile, session.bytes != stored {
+        Self.writeCount(session.bytes, to: lockFile)
+      }
+      return result
+    }
+  }
+
+  /// The byte count `LOCK` holds, or `nil` when it holds none.
+  private static func readCount(_ file: Int32) -> Int? {
+    var buffer = [UInt8](repeating: 0, count: 24)
+    let count = buffer.withUnsafeMutableBytes { pread(file, $0.baseAddress, $0.count, 0) }
+    guard count > 0, count < buffer.count else { return nil }
+    return Int(String(decoding: buffer.prefix(count), as: UTF8.self)).flatMap { $0 >= 0 ? $0 : nil }
+  }
+
+  private static func writeCount(_ bytes: Int, to file: Int32) {
+    let text = Array(String(bytes).utf8)
+    guard ftruncate(file, 0) == 0 else { return }
+    _ = text.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, 0) }
   }
 
   /// The stored response that answers `request`, if a readable file holds one.
   func lookup(_ request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
-    bytes.withLock { bytes in
+    let found = session { session -> CacheEntry? in
       let key = CacheEntry.key(for: request.url)
-      let folder = folder(for: key)
-      let names = (try? files.contentsOfDirectory(atPath: folder.path)) ?? []
-      for name in names where name.hasSuffix(".entry") {
-        let file = folder.appendingPathComponent(name)
-        guard let data = try? Data(contentsOf: file),
+      let folderName = Self.hash(key)
+      guard let folder = session.root.folder(folderName, creating: false) else {
+        if session.root.kind(folderName) != .missing {
+          session.removeFolder(folderName)
+        }
+        return nil
+      }
+      let check = Self.hash(key, seed: 1)
+      for name in folder.names() where name.hasSuffix(".entry") {
+        guard let data = folder.read(name, limit: budget),
           let record = try? JSONDecoder().decode(DiskCacheRecord.self, from: data),
-          record.format == DiskCacheRecord.format, record.check == Self.hash(key, seed: 1)
+          record.check == check, let entry = record.entry(for: request, clock: clock)
         else {
-          remove(file, counting: &bytes)
+          session.removeFile(name, in: folder)
           continue
         }
-        let entry = record.entry(for: request, clock: clock)
         if entry.matches(request) {
-          try? files.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
+          folder.touch(name)
           return entry
         }
       }
+      session.root.removeIfEmpty(folderName)
       return nil
     }
+    return found ?? nil
   }
 
-  /// Write `entry`, unless it would put a secret on disk; then drop the least recently used
-  /// files until the budget holds.
+  /// Write `entry`, unless it would put a secret on disk, after dropping the least recently
+  /// used files until it fits the budget.
   func insert(_ entry: CacheEntry, redaction: Redaction) {
     guard let request = entry.response.request,
       let record = DiskCacheRecord(
         entry, redaction: redaction, storesAuthenticatedResponses: storesAuthenticatedResponses),
       let data = try? JSONEncoder().encode(record), data.count <= budget
     else { return }
-    bytes.withLock { bytes in
+    session { session in
       let key = CacheEntry.key(for: request.url)
-      let folder = folder(for: key)
-      let file = folder.appendingPathComponent(
-        Self.hash(entry.varying.sorted { $0.key < $1.key }.description) + ".entry")
-      try? files.createDirectory(at: folder, withIntermediateDirectories: true)
-      remove(file, counting: &bytes)
-      guard (try? data.write(to: file, options: .atomic)) != nil else { return }
-      bytes += data.count
-      if bytes > budget {
-        for old in entryFiles().sorted(by: { $0.modified < $1.modified }) where bytes > budget {
-          remove(old.url, counting: &bytes)
-        }
+      let name = Self.hash(entry.varying.sorted { $0.key < $1.key }.description) + ".entry"
+      session.makeRoom(for: data.count)
+      guard let folder = session.root.folder(Self.hash(key), creating: true) else { return }
+      let replaced = session.countedSize(of: name, in: folder)
+      if folder.write(data, to: name) {
+        session.bytes = max(0, session.bytes - replaced) + data.count
       }
     }
   }
 
   /// Drop every file stored for `url`.
   func invalidate(_ url: URL) {
-    bytes.withLock { bytes in
-      let folder = folder(for: CacheEntry.key(for: url))
-      for name in (try? files.contentsOfDirectory(atPath: folder.path)) ?? [] {
-        remove(folder.appendingPathComponent(name), counting: &bytes)
-      }
-      try? files.removeItem(at: folder)
+    session { session in
+      session.removeFolder(Self.hash(CacheEntry.key(for: url)))
     }
   }
 
   /// Drop every file.
   func removeAll() {
-    bytes.withLock { bytes in
-      for folder in entryFolders() {
-        try? files.removeItem(at: folder)
+    session { session in
+      for name in session.root.names() where Self.isFolderName(name) {
+        session.removeFolder(name)
       }
-      bytes = 0
-    }
-  }
-
-  /// Remove one file, keeping the byte count. Called under the lock of `bytes`.
-  private func remove(_ file: URL, counting bytes: inout Int) {
-    guard let size = (try? files.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
-    else { return }
-    if (try? files.removeItem(at: file)) != nil {
-      bytes -= size.intValue
     }
   }
 

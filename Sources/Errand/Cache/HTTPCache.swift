@@ -65,10 +65,12 @@ public final class HTTPCache: Sendable {
 
   /// How many responses are stored in memory.
   public var count: Int {
-    store.withLock { $0.entries.values.reduce(0) { $0 + $1.count } }
+    store.withLock { $0.count }
   }
 
-  /// How many bytes the responses stored in memory take.
+  /// How many bytes the responses stored in memory count for against ``memoryBudget``: each
+  /// response's body and headers, its URL, the headers of the request it answers, the values its
+  /// `Vary` names, and a fixed cost per response (about a kilobyte) for what holding it takes.
   public var storedBytes: Int {
     store.withLock { $0.bytes }
   }
@@ -85,15 +87,17 @@ public final class HTTPCache: Sendable {
     if let entry = store.withLock({ $0.lookup(request) }) {
       return entry
     }
-    guard let entry = disk?.lookup(request, clock: clock) else { return nil }
+    guard let entry = disk?.lookup(request, clock: clock)?.trimmed else { return nil }
     if entry.cost <= memoryBudget {
       store.withLock { $0.insert(entry, budget: memoryBudget) }
     }
     return entry
   }
 
-  /// Store `entry`, replacing the variant it matches, in memory and on disk.
+  /// Store `entry` (``CacheEntry/trimmed``), replacing the variant it matches, in memory and on
+  /// disk.
   func insert(_ entry: CacheEntry) {
+    let entry = entry.trimmed
     if entry.cost <= memoryBudget {
       store.withLock { $0.insert(entry, budget: memoryBudget) }
     }
@@ -104,56 +108,5 @@ public final class HTTPCache: Sendable {
   func invalidate(_ url: URL) {
     store.withLock { $0.remove(CacheEntry.key(for: url)) }
     disk?.invalidate(url)
-  }
-}
-
-/// The cache's state: variants by URL, bytes used, and a use counter for least-recent eviction.
-struct CacheStore {
-  var entries: [String: [CacheEntry]] = [:]
-  var bytes = 0
-  private var uses = 0
-
-  mutating func lookup(_ request: HTTPRequest) -> CacheEntry? {
-    let key = CacheEntry.key(for: request.url)
-    guard let index = entries[key]?.firstIndex(where: { $0.matches(request) }) else { return nil }
-    uses += 1
-    entries[key]?[index].lastUse = uses
-    return entries[key]?[index]
-  }
-
-  mutating func insert(_ entry: CacheEntry, budget: Int) {
-    var entry = entry
-    uses += 1
-    entry.lastUse = uses
-    var variants = entries[entry.key] ?? []
-    if let index = variants.firstIndex(where: { $0.varying == entry.varying }) {
-      bytes -= variants[index].cost
-      variants.remove(at: index)
-    }
-    variants.append(entry)
-    entries[entry.key] = variants
-    bytes += entry.cost
-    while bytes > budget, let oldest = oldest() {
-      bytes -= entries[oldest.key]?[oldest.index].cost ?? 0
-      entries[oldest.key]?.remove(at: oldest.index)
-      if entries[oldest.key]?.isEmpty == true {
-        entries[oldest.key] = nil
-      }
-    }
-  }
-
-  mutating func remove(_ key: String) {
-    bytes -= entries[key]?.reduce(0) { $0 + $1.cost } ?? 0
-    entries[key] = nil
-  }
-
-  private func oldest() -> (key: String, index: Int)? {
-    var found: (key: String, index: Int, use: Int)?
-    for (key, variants) in entries {
-      for (index, entry) in variants.enumerated() where entry.lastUse < found?.use ?? .max {
-        found = (key, index, entry.lastUse)
-      }
-    }
-    return found.map { ($0.key, $0.index) }
   }
 }

@@ -35,33 +35,46 @@ final class DirectoryHandle {
   ///   - path: The folder's path.
   ///   - creating: Whether to create the folder when it is missing.
   convenience init?(path: String, creating: Bool) {
-    var descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    let flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC
+    var descriptor = open(path, flags)
     if descriptor < 0, errno == ENOENT, creating {
       let parent = (path as NSString).deletingLastPathComponent
       try? FileManager.default.createDirectory(
         atPath: parent, withIntermediateDirectories: true)
-      if mkdir(path, 0o700) == 0 {
-        descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if descriptor >= 0 {
-          fchmod(descriptor, 0o700)
-        }
-      } else {
-        descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      let made = mkdir(path, 0o700) == 0
+      descriptor = open(path, flags)
+      if made, descriptor >= 0 {
+        fchmod(descriptor, 0o700)
       }
     }
     guard descriptor >= 0 else { return nil }
     self.init(descriptor: descriptor)
   }
 
+  /// What `lstat(2)` says of one name: what it is itself (a link is a link), its size and its
+  /// modification time.
+  struct FileStatus {
+    var kind: FileKind
+    var size: Int
+    /// Seconds since 1970.
+    var modified: Double
+  }
+
   /// What `lstat` says of `name`, or `nil` when it is missing or cannot be inspected.
-  func status(_ name: String) -> stat? {
+  func status(_ name: String) -> FileStatus? {
+    lstatus(name).map {
+      FileStatus(kind: FileKind(mode: $0.st_mode), size: Int($0.st_size), modified: $0.modified)
+    }
+  }
+
+  private func lstatus(_ name: String) -> stat? {
     var info = stat()
     return fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? info : nil
   }
 
   /// The kind of `name` itself (a link is reported as a link).
   func kind(_ name: String) -> FileKind {
-    status(name).map { FileKind(mode: $0.st_mode) } ?? .missing
+    status(name)?.kind ?? .missing
   }
 
   /// The child folder `name`, never through a link; created (`0700`) when missing and
@@ -71,7 +84,7 @@ final class DirectoryHandle {
       return folder
     }
     guard creating else { return nil }
-    if kind(name) != .missing {
+    if ![.missing, .directory].contains(kind(name)) {
       remove(name)
     }
     guard mkdirat(descriptor, name, 0o700) == 0 || errno == EEXIST,
@@ -82,7 +95,8 @@ final class DirectoryHandle {
   }
 
   private func openFolder(_ name: String) -> DirectoryHandle? {
-    let child = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    let child = openat(
+      descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
     return child < 0 ? nil : DirectoryHandle(descriptor: child)
   }
 
@@ -113,7 +127,7 @@ final class DirectoryHandle {
   /// anything but a regular file (a link, a folder, a pipe, a device), is larger than `limit`,
   /// or does not read.
   func read(_ name: String, limit: Int) -> Data? {
-    guard let info = status(name), FileKind(mode: info.st_mode) == .regular,
+    guard let info = lstatus(name), FileKind(mode: info.st_mode) == .regular,
       Int(info.st_size) <= limit
     else { return nil }
     let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -197,24 +211,61 @@ final class DirectoryHandle {
     unlinkat(descriptor, name, AT_REMOVEDIR)
   }
 
-  /// Open (creating it, `0600`) the regular file `name` for reading and writing, never through a
-  /// link: a link or anything else of that name is removed and a file made in its place.
-  /// - Returns: The file descriptor, which the caller closes, or `nil`.
-  func openFile(_ name: String) -> Int32? {
+  /// Lock the regular file `name` (created `0600` when missing) with an exclusive `flock(2)`,
+  /// waiting for whoever holds it; a link or anything else of that name is removed and a file
+  /// made in its place. `nil` when no such file can be opened; the lock is released when the
+  /// returned value goes.
+  func lock(_ name: String) -> LockFile? {
     for _ in 0..<2 {
+      if let info = lstatus(name), FileKind(mode: info.st_mode) != .regular {
+        remove(name)
+      }
       let file = openat(
         descriptor, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
       var info = stat()
       if file >= 0, fstat(file, &info) == 0, FileKind(mode: info.st_mode) == .regular {
         fchmod(file, 0o600)
-        return file
+        return LockFile(descriptor: file)
       }
       if file >= 0 {
         close(file)
       }
-      remove(name)
     }
     return nil
+  }
+
+  /// A file locked with `flock(2)`, unlocked and closed when it goes, which holds one number.
+  final class LockFile {
+    private let descriptor: Int32
+
+    fileprivate init(descriptor: Int32) {
+      self.descriptor = descriptor
+      // A file system without `flock` leaves the file unlocked: the caller's own lock still
+      // keeps its operations apart.
+      while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+    }
+
+    deinit {
+      flock(descriptor, LOCK_UN)
+      close(descriptor)
+    }
+
+    /// The number the file holds, as decimal text, or `nil` when it holds none.
+    var number: Int? {
+      var buffer = [UInt8](repeating: 0, count: 24)
+      let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+      guard count > 0, count < buffer.count,
+        let number = Int(String(decoding: buffer.prefix(count), as: UTF8.self)), number >= 0
+      else { return nil }
+      return number
+    }
+
+    /// Replace what the file holds with `number`, as decimal text.
+    func write(_ number: Int) {
+      let text = Array(String(number).utf8)
+      guard ftruncate(descriptor, 0) == 0 else { return }
+      _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    }
   }
 }
 

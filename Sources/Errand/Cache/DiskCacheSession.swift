@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#endif
-
 /// One operation of the disk store on its folder, `LOCK` held: the open folder and the bytes the
 /// entry files take, kept up to date as files are written and removed.
 struct DiskCacheSession {
@@ -52,11 +44,11 @@ struct DiskCacheSession {
       }
       var kept = 0
       for file in folder.names() {
-        if file.hasSuffix(".entry"), let info = folder.status(file),
-          FileKind(mode: info.st_mode) == .regular, Int(info.st_size) <= budget
+        if file.hasSuffix(".entry"), let info = folder.status(file), info.kind == .regular,
+          info.size <= budget
         {
           found.append(
-            EntryFile(folder: name, name: file, size: Int(info.st_size), modified: info.modified))
+            EntryFile(folder: name, name: file, size: info.size, modified: info.modified))
           kept += 1
         } else {
           folder.remove(file)
@@ -88,10 +80,10 @@ struct DiskCacheSession {
   /// The bytes the count holds for `name` in `folder`: its size if it is a regular `.entry` file
   /// within the budget, else 0.
   func countedSize(of name: String, in folder: DirectoryHandle) -> Int {
-    guard name.hasSuffix(".entry"), let info = folder.status(name),
-      FileKind(mode: info.st_mode) == .regular, Int(info.st_size) <= budget
+    guard name.hasSuffix(".entry"), let info = folder.status(name), info.kind == .regular,
+      info.size <= budget
     else { return 0 }
-    return Int(info.st_size)
+    return info.size
   }
 
   /// Remove `name` from `folder` (a link as a link), keeping the count.

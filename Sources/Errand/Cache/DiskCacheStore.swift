@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Darwin)
-  import Darwin
-#elseif canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#endif
-
 /// The on-disk half of an ``HTTPCache``: one file per stored response, under a folder per URL,
 /// written atomically, within a byte budget (least recently used out first, by modification
 /// time), behind a version marker. A file that does not read back (corrupted, truncated, from
@@ -72,41 +64,18 @@ final class DiskCacheStore: Sendable {
   private func session<Result>(_ body: (inout DiskCacheSession) -> Result) -> Result? {
     lock.withLock { _ in
       guard let root = DirectoryHandle(path: directory.path, creating: true) else { return nil }
-      let lockFile = root.openFile(Self.lockName)
-      defer {
-        if let lockFile {
-          flock(lockFile, LOCK_UN)
-          close(lockFile)
-        }
-      }
-      if let lockFile {
-        while flock(lockFile, LOCK_EX) != 0, errno == EINTR {}
-      }
-      let stored = lockFile.flatMap(Self.readCount)
+      let lockFile = root.lock(Self.lockName)
+      let stored = lockFile?.number
       var session = DiskCacheSession(root: root, budget: budget, bytes: stored ?? 0)
       if stored == nil {
         _ = session.entryFiles()
       }
       let result = body(&session)
-      if let lockFile, session.bytes != stored {
-        Self.writeCount(session.bytes, to: lockFile)
+      if session.bytes != stored {
+        lockFile?.write(session.bytes)
       }
-      return result
+      return withExtendedLifetime(lockFile) { result }
     }
-  }
-
-  /// The byte count `LOCK` holds, or `nil` when it holds none.
-  private static func readCount(_ file: Int32) -> Int? {
-    var buffer = [UInt8](repeating: 0, count: 24)
-    let count = buffer.withUnsafeMutableBytes { pread(file, $0.baseAddress, $0.count, 0) }
-    guard count > 0, count < buffer.count else { return nil }
-    return Int(String(decoding: buffer.prefix(count), as: UTF8.self)).flatMap { $0 >= 0 ? $0 : nil }
-  }
-
-  private static func writeCount(_ bytes: Int, to file: Int32) {
-    let text = Array(String(bytes).utf8)
-    guard ftruncate(file, 0) == 0 else { return }
-    _ = text.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, 0) }
   }
 
   /// The stored response that answers `request`, if a readable file holds one.
@@ -115,7 +84,7 @@ final class DiskCacheStore: Sendable {
       let key = CacheEntry.key(for: request.url)
       let folderName = Self.hash(key)
       guard let folder = session.root.folder(folderName, creating: false) else {
-        if session.root.kind(folderName) != .missing {
+        if ![.missing, .directory].contains(session.root.kind(folderName)) {
           session.removeFolder(folderName)
         }
         return nil

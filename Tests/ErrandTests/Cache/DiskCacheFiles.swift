@@ -52,6 +52,25 @@ enum DiskCacheFiles {
     return found
   }
 
+  /// `body` run with the process's umask set to `mask`, then set back. The umask is the
+  /// process's: only one test sets it.
+  static func withUmask<T>(_ mask: mode_t, _ body: () async throws -> T) async throws -> T {
+    let previous = umask(mask)
+    defer { umask(previous) }
+    return try await body()
+  }
+
+  /// The permission bits of `url` itself (a link's own), or `nil` when it is missing.
+  static func permissions(_ url: URL) -> mode_t? {
+    var info = stat()
+    return lstat(url.path, &info) == 0 ? info.st_mode & 0o7777 : nil
+  }
+
+  /// Make a named pipe at `url`.
+  static func makePipe(at url: URL) throws {
+    try #require(mkfifo(url.path, 0o600) == 0)
+  }
+
   /// The regular `.entry` files under `folder`.
   static func entryFiles(under folder: URL) -> [Item] {
     items(under: folder).filter { $0.kind == .regular && $0.path.hasSuffix(".entry") }

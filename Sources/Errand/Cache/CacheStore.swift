@@ -50,9 +50,12 @@ struct CacheStore {
   }
 
   /// Store `entry`, replacing the variant it matches (and its URL's variants that vary on other
-  /// headers), then evict the least recently used entries until `budget` holds.
+  /// headers), then evict the least recently used entries until `budget` holds. An entry that
+  /// costs more than the whole budget is not stored, and what is stored stays.
   mutating func insert(_ entry: CacheEntry, budget: Int) {
     let key = entry.key
+    let cost = entry.cost(key: key)
+    guard cost <= budget else { return }
     let names = entry.varying.keys.sorted()
     let values = names.map { entry.varying[$0] ?? "" }
     if let stored = variants[key] {
@@ -63,7 +66,7 @@ struct CacheStore {
       }
     }
     let index = freeSlots.popLast() ?? slots.count
-    let slot = Slot(entry: entry, key: key, values: values, cost: entry.cost(key: key))
+    let slot = Slot(entry: entry, key: key, values: values, cost: cost)
     if index == slots.count {
       slots.append(slot)
     } else {

@@ -18,8 +18,13 @@ import Foundation
 /// exclusive `flock(2)` on `LOCK`, which holds the bytes the entry files take as decimal text;
 /// the operation reads that count, keeps it as it writes and removes files, and writes it back.
 /// The count is set from what is on disk when a cache opens the folder, and again whenever files
-/// must be evicted (the oldest are found by listing them), so a process that died between
-/// writing a file and the count leaves it short by that file until then.
+/// must be evicted (the oldest are found by listing them; eviction then frees a tenth of the
+/// budget, so that a full cache lists its files once per tenth written), so a process that died
+/// between writing a file and the count leaves it short by that file until then. Where `LOCK`
+/// cannot be made, writes count the files first, and lookups go on without the count.
+///
+/// One URL keeps at most ``mostVariants`` variants on disk (the least recently used go first):
+/// a lookup reads each until one matches.
 ///
 /// This instance's operations are also serialized by its own lock, which holds no state.
 final class DiskCacheStore: Sendable {
@@ -32,6 +37,11 @@ final class DiskCacheStore: Sendable {
   let budget: Int
   let storesAuthenticatedResponses: Bool
   private let lock = Locked(())
+  private let listed = Locked(0)
+
+  /// How many times this cache's operations listed every entry file: once when the cache opens
+  /// the folder, then only as eviction needs it (which tests check).
+  var listings: Int { listed.withLock { $0 } }
 
   init(directory: URL, budget: Int, storesAuthenticatedResponses: Bool) {
     self.directory = directory
@@ -44,14 +54,16 @@ final class DiskCacheStore: Sendable {
           session.root.remove(name)
         }
         session.root.write(Data(Self.version.utf8), to: Self.versionName)
-        session.bytes = 0
-      }
-      if !session.counted {
-        _ = session.entryFiles()
+        session.emptied()
+      } else {
+        _ = session.entryFiles()  // the count again, from what is on disk
       }
       session.makeRoom(for: 0)
     }
   }
+
+  /// The most variants of one URL kept on disk: a lookup may read each of them.
+  static let mostVariants = 32
 
   /// Whether `name` is a URL's folder: 16 hex digits.
   static func isFolderName(_ name: String) -> Bool {
@@ -66,12 +78,10 @@ final class DiskCacheStore: Sendable {
       guard let root = DirectoryHandle(path: directory.path, creating: true) else { return nil }
       let lockFile = root.lock(Self.lockName)
       let stored = lockFile?.number
-      var session = DiskCacheSession(root: root, budget: budget, bytes: stored ?? 0)
-      if stored == nil {
-        _ = session.entryFiles()
-      }
+      var session = DiskCacheSession(root: root, budget: budget, bytes: stored)
       let result = body(&session)
-      if session.bytes != stored {
+      listed.withLock { $0 += session.listings }
+      if session.isCounted, session.bytes != stored {
         lockFile?.write(session.bytes)
       }
       return withExtendedLifetime(lockFile) { result }
@@ -122,9 +132,10 @@ final class DiskCacheStore: Sendable {
       let name = Self.hash(entry.varying.sorted { $0.key < $1.key }.description) + ".entry"
       session.makeRoom(for: data.count)
       guard let folder = session.root.folder(Self.hash(key), creating: true) else { return }
+      session.keepVariants(in: folder, fewerThan: Self.mostVariants, besides: name)
       let replaced = session.countedSize(of: name, in: folder)
       if folder.write(data, to: name) {
-        session.bytes = max(0, session.bytes - replaced) + data.count
+        session.wrote(data.count, replacing: replaced)
       }
     }
   }

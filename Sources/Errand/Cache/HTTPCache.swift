@@ -53,6 +53,8 @@ public final class HTTPCache: Sendable {
   public let heuristicFreshness: Double?
   /// The folder of the disk store, or `nil` for memory only.
   public var directory: URL? { disk?.directory }
+  /// How many times the disk store listed every file in its folder (``DiskCacheStore/listings``).
+  var diskListings: Int { disk?.listings ?? 0 }
   private let store = Locked(CacheStore())
   private let disk: DiskCacheStore?
 
@@ -108,9 +110,7 @@ public final class HTTPCache: Sendable {
       return entry
     }
     guard let entry = disk?.lookup(request, clock: clock)?.trimmed else { return nil }
-    if entry.cost <= memoryBudget {
-      store.withLock { $0.insert(entry, budget: memoryBudget) }
-    }
+    store.withLock { $0.insert(entry, budget: memoryBudget) }
     return entry
   }
 
@@ -118,9 +118,7 @@ public final class HTTPCache: Sendable {
   /// disk.
   func insert(_ entry: CacheEntry) {
     let entry = entry.trimmed
-    if entry.cost <= memoryBudget {
-      store.withLock { $0.insert(entry, budget: memoryBudget) }
-    }
+    store.withLock { $0.insert(entry, budget: memoryBudget) }
     disk?.insert(entry, redaction: .default)
   }
 

@@ -1,8 +1,9 @@
-import Errand
 import ErrandTesting
 import Foundation
 import TestSupport
 import Testing
+
+@testable import Errand
 
 /// Hostile probes of the disk cache: odd things where its files belong (a folder, a named pipe, a
 /// 1 GB file, a hard link, leftovers of a crash, a lock or a marker that is not a file), caches
@@ -197,18 +198,29 @@ import Testing
     }
   }
 
-  /// The folder the cache is given is a file: every call is answered by the network, nothing is
-  /// stored, nothing crashes, and the file is left alone.
-  @Test func aCacheFolderThatIsAFileIsLeftAlone() async throws {
+  /// The folder the cache is given is a file or a named pipe: every call is answered by the
+  /// network, nothing is stored, nothing crashes or waits, and the file is left alone.
+  @Test(arguments: [false, true])
+  func aCacheFolderThatIsAFileIsLeftAlone(isAPipe: Bool) async throws {
     try await DiskCacheFiles.withFolder { root in
       let file = root.appendingPathComponent("cache")
-      try Data("mine".utf8).write(to: file)
-      let cache = HTTPCache(memoryBudget: 0, directory: file)
-      let (_, sent) = try await DiskCacheFiles.get(cache)
-      #expect(sent)
-      #expect(try await DiskCacheFiles.cached(cache) == nil)
-      cache.removeAll()
-      #expect(try Data(contentsOf: file) == Data("mine".utf8))
+      if isAPipe {
+        try DiskCacheFiles.makePipe(at: file)
+      } else {
+        try Data("mine".utf8).write(to: file)
+      }
+      let finished = await returnsInTime(seconds: 30) {
+        let cache = HTTPCache(memoryBudget: 0, directory: file)
+        let sent = try? await DiskCacheFiles.get(cache).sent
+        let stored = try? await DiskCacheFiles.cached(cache)
+        cache.removeAll()
+        return sent == true && stored == nil
+      }
+      #expect(finished)
+      #expect(DiskCacheFiles.items(under: root).map(\.kind) == [isAPipe ? .fifo : .regular])
+      if !isAPipe {
+        #expect(try Data(contentsOf: file) == Data("mine".utf8))
+      }
     }
   }
 
@@ -276,6 +288,102 @@ import Testing
       let total = DiskCacheFiles.entryFiles(under: folder).reduce(0) { $0 + $1.size }
       #expect(total <= 50_000)
       #expect(cache.count > 10)
+    }
+  }
+}
+
+/// Hostile probes of what the disk cache's work grows with: listing every file (only to evict,
+/// and then for a tenth of the budget at a time), and the variants of one URL a lookup reads.
+@Suite(.timeLimit(.minutes(2))) struct DiskCacheWorkHostileTests {
+  /// A full cache stores 100 answers more: the folder is listed far fewer than 100 times (a
+  /// tenth of the budget freed at a time is about six of these answers).
+  @Test func aFullCacheDoesNotListTheFolderOnEveryWrite() async throws {
+    try await DiskCacheFiles.withFolder { folder in
+      let cache = HTTPCache(memoryBudget: 0, directory: folder, diskBudget: 100_000)
+      for id in 0..<200 {
+        _ = try await DiskCacheFiles.get(cache, "items/\(id)", body: Data(count: 1_000))
+      }
+      let listed = cache.diskListings
+      for id in 200..<300 {
+        _ = try await DiskCacheFiles.get(cache, "items/\(id)", body: Data(count: 1_000))
+      }
+      #expect(cache.diskListings - listed <= 25, "\(cache.diskListings - listed) listings")
+      let total = DiskCacheFiles.entryFiles(under: folder).reduce(0) { $0 + $1.size }
+      #expect(total <= 100_000)
+    }
+  }
+
+  /// `LOCK` cannot be made (a folder nested deeper than the store removes stands there):
+  /// lookups still never list the folder, and the budget still holds.
+  @Test func withoutALockFileLookupsDoNotListTheFolder() async throws {
+    try await DiskCacheFiles.withFolder { folder in
+      let nested = (0..<12).map { "level\($0)" }.joined(separator: "/")
+      try FileManager.default.createDirectory(
+        at: folder.appendingPathComponent("LOCK/" + nested), withIntermediateDirectories: true)
+      let cache = HTTPCache(memoryBudget: 0, directory: folder, diskBudget: 20_000)
+      for id in 0..<20 {
+        _ = try await DiskCacheFiles.get(cache, "items/\(id)", body: Data(count: 1_000))
+      }
+      let listed = cache.diskListings
+      for id in 0..<50 {
+        _ = try await DiskCacheFiles.cached(cache, "items/\(id % 20)")
+      }
+      #expect(cache.diskListings == listed)
+      let total = DiskCacheFiles.entryFiles(under: folder).reduce(0) { $0 + $1.size }
+      #expect(total <= 20_000)
+    }
+  }
+
+  /// A budget with room for one answer: each answer stored evicts the one before, even the
+  /// other variant of its own URL (whose folder then goes), and still reads back whole.
+  @Test func theAnswerJustStoredIsNeverLost() async throws {
+    try await DiskCacheFiles.withFolder { folder in
+      let cache = HTTPCache(memoryBudget: 0, directory: folder, diskBudget: 1_800)
+      let stub = StubTransport()
+      await stub.on(
+        .method(.get) && .path("/v1/{name}"),
+        .handler { request, _ in
+          .status(
+            200, body: Data(repeating: 7, count: 1_000),
+            headers: ["Cache-Control": "max-age=600", "Vary": "Accept-Language"])
+        })
+      let client = DiskCacheFiles.client(cache, stub)
+      for (path, language) in [("a", "en"), ("a", "fr"), ("b", "en"), ("a", "en"), ("a", "de")] {
+        var endpoint = Endpoint<Data>(path: path, decoding: .data)
+        endpoint.headers["Accept-Language"] = language
+        _ = try await client.response(for: endpoint)
+        endpoint.cachePolicy = .onlyIfCached
+        let again = try await client.response(for: endpoint).response
+        #expect(again.cacheStatus == .hit, "\(path) in \(language)")
+        #expect(again.body == Data(repeating: 7, count: 1_000))
+        #expect(DiskCacheFiles.entryFiles(under: folder).count == 1)
+      }
+    }
+  }
+
+  /// An answer that varies on a header each request sets anew: one URL's folder keeps a bounded
+  /// number of variants, so a lookup reads a bounded number of files.
+  @Test func oneURLKeepsABoundedNumberOfVariantsOnDisk() async throws {
+    try await DiskCacheFiles.withFolder { folder in
+      let cache = HTTPCache(memoryBudget: 0, directory: folder, diskBudget: 1_000_000)
+      let stub = StubTransport()
+      await stub.on(
+        .get, "/v1/dogs",
+        .status(
+          200, body: Data("[]".utf8),
+          headers: ["Cache-Control": "max-age=600", "Vary": "X-Request-ID"]))
+      let client = DiskCacheFiles.client(cache, stub)
+      for id in 0..<100 {
+        var endpoint = Endpoint<Data>(path: "dogs", decoding: .data)
+        endpoint.headers["X-Request-ID"] = "\(id)"
+        _ = try await client.response(for: endpoint)
+      }
+      let files = DiskCacheFiles.entryFiles(under: folder)
+      #expect(files.count <= 32)
+      var endpoint = Endpoint<Data>(path: "dogs", decoding: .data)
+      endpoint.headers["X-Request-ID"] = "99"
+      endpoint.cachePolicy = .onlyIfCached
+      #expect(try await client.response(for: endpoint).response.cacheStatus == .hit)
     }
   }
 }

@@ -40,7 +40,8 @@ import Foundation
 /// own folders, files or version marker belong is removed as a link, or ignored, and what it
 /// points to is never read or written. Folders are created `0700` and files `0600`, whatever the
 /// process's umask; a URL's folder goes with its last file; a file that is not a regular one
-/// (a named pipe, a device) is never opened, and one larger than the disk budget never read.
+/// (a named pipe, a device) is never opened, and one larger than the disk budget never read; one
+/// URL keeps at most 32 variants on disk.
 /// Several caches on one folder, in one process or several, keep the disk budget together: each
 /// operation holds an exclusive `flock(2)` on the folder's `LOCK` file, which holds the bytes the
 /// files take, and the count is taken again from the files when a cache opens the folder and

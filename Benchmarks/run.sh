@@ -117,6 +117,12 @@ case "$server" in nginx*)
   [ "${ERRAND_BENCHMARKS:-all}" = streaming ] || .build/release/errand-benchmarks --cache memory-and-loopback --url "http://127.0.0.1:$port/" \
     --rounds "$rounds" | tee -a results.md ;;
 esac
+# The HTTP cache in memory alone (no server): cost per call at 10, 10,000 and 100,000 entries,
+# then, in a process of its own, resident memory against what the budget counts.
+if [ "${ERRAND_BENCHMARKS:-all}" != streaming ]; then
+  .build/release/errand-benchmarks --cache-store timing --rounds "$rounds" | tee -a results.md
+  .build/release/errand-benchmarks --cache-store memory | tee -a results.md
+fi
 [ "${ERRAND_BENCHMARKS:-all}" != throughput ] || exit 0
 
 # Streaming, one process per measurement so each peak resident size is its own, scenarios

@@ -19,6 +19,18 @@ if options["--cache"] != nil {
   print(try await CacheBenchmark.run(base: url, rounds: rounds, iterations: 500))
   exit(0)
 }
+if let mode = options["--cache-store"] {
+  // The memory cache alone, no network: `--cache-store timing [--rounds R] [--calls N]`, or
+  // `--cache-store memory` (in a process of its own, so its resident memory is its own).
+  if mode == "memory" {
+    print(try await CacheStoreBenchmark.memory(count: 40_000))
+  } else {
+    print(
+      try await CacheStoreBenchmark.run(
+        rounds: Int(options["--rounds"] ?? "") ?? 5, calls: Int(options["--calls"] ?? "") ?? 2_000))
+  }
+  exit(0)
+}
 if let count = options["--soak"] {
   guard let address = options["--url"], let url = URL(string: address) else { exit(2) }
   await Soak.run(url: url, requests: Int(count) ?? 1_000_000, concurrency: 64)
@@ -139,7 +151,9 @@ if hasCurl {
 
     """
   for concurrency in concurrencies {
-    guard let contenders = throughput[concurrency], contenders.count == names.count else { continue }
+    guard let contenders = throughput[concurrency], contenders.count == names.count else {
+      continue
+    }
     let rates = zip(contenders[5].rates, contenders[2].rates).map { $0 / max($1, 1) }
     let cpu = zip(contenders[5].cpu, contenders[2].cpu).map { $0 / max($1, 1) }
     report += "| \(concurrency) | \(range(rates, decimals: 2)) | \(range(cpu, decimals: 2)) |\n"
@@ -160,7 +174,9 @@ if hasCLoop {
 
     """
   for concurrency in concurrencies {
-    guard let contenders = throughput[concurrency], contenders.count == names.count else { continue }
+    guard let contenders = throughput[concurrency], contenders.count == names.count else {
+      continue
+    }
     let alone = zip(contenders[6].rates, contenders[7].rates).map { $0 / max($1, 1) }
     let errand = zip(contenders[5].rates, contenders[7].rates).map { $0 / max($1, 1) }
     let cpu = [7, 6, 5].map { format(median(contenders[$0].cpu)) }.joined(separator: " · ")

@@ -12,15 +12,8 @@ struct CacheEntry: Sendable {
   var stored: Stopwatch
   /// How long the response stays fresh; `nil` when it must be revalidated before every use.
   var lifetime: Duration?
-  var lastUse = 0
 
   var key: String { Self.key(for: response.request?.url ?? response.url) }
-
-  /// Bytes the entry takes: its body and headers.
-  var cost: Int {
-    response.body.count
-      + response.headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
-  }
 
   static func key(for url: URL?) -> String {
     guard let url else { return "" }

@@ -39,17 +39,38 @@ struct DiskCacheRecord: Codable {
     lifetime = entry.lifetime.map { Double($0.components.seconds) }
   }
 
-  /// The entry again, answering `request`, aged by the wall time since it was stored.
-  func entry(for request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry {
+  /// The most seconds an age, a lifetime or a time on disk may be: 2^32 s (136 years), past the
+  /// 2^31 s RFC 9111 §1.2.2 caps ages and lifetimes at.
+  static let longest: Double = 4_294_967_296
+  /// The most a record's time of storing may be ahead of the wall clock (set back since): a day.
+  static let mostAhead: Double = 86_400
+
+  /// The entry again, answering `request`, aged by the wall time since it was stored; `nil` when
+  /// the record makes no sense: another format, a status the cache never stores, an age, a
+  /// lifetime or a time on disk that is negative, not finite or beyond ``longest``, a header that
+  /// is not a name and a value or could not be sent, `Vary` values under names that are not
+  /// lowercase header names, or more of them than a stored response may vary on.
+  func entry(for request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
+    let since = Date().timeIntervalSince(storedAt)
+    guard format == Self.format, CacheEntry.storableStatuses.contains(status),
+      (0...Self.longest).contains(initialAge),
+      lifetime.map({ (0...Self.longest).contains($0) }) ?? true,
+      (-Self.mostAhead...Self.longest).contains(since),
+      varying.count <= CacheEntry.mostVaryingHeaders,
+      varying.keys.allSatisfy({ $0 == $0.lowercased() }),
+      HTTPHeaders(varying.map { HTTPHeaders.Field(name: $0.key, value: $0.value) })
+        .validationProblem == nil,
+      self.headers.allSatisfy({ $0.count == 2 })
+    else { return nil }
     var headers = HTTPHeaders()
-    for pair in self.headers where pair.count == 2 {
+    for pair in self.headers {
       headers.add(pair[0], pair[1])
     }
+    guard headers.validationProblem == nil else { return nil }
     var response = HTTPResponse(status: status, headers: headers, body: body, url: request.url)
     response.request = request
-    let since = max(0, Date().timeIntervalSince(storedAt))
     return CacheEntry(
-      response: response, varying: varying, initialAge: .seconds(initialAge + since),
+      response: response, varying: varying, initialAge: .seconds(initialAge + max(0, since)),
       stored: Stopwatch(clock), lifetime: lifetime.map { .seconds($0) })
   }
 }

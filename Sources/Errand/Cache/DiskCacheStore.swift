@@ -3,142 +3,156 @@ import Foundation
 /// The on-disk half of an ``HTTPCache``: one file per stored response, under a folder per URL,
 /// written atomically, within a byte budget (least recently used out first, by modification
 /// time), behind a version marker. A file that does not read back (corrupted, truncated, from
-/// another version) is a miss and is removed. What is written never holds a secret: no URL (files
-/// are named and checked by hashes of it), no header the request's ``Redaction`` hides, and no
-/// body of an answer to a request that carried one unless the cache was told it may.
+/// another version, holding values that make no sense) is a miss and is removed. What is written
+/// never holds a secret: no URL (files are named and checked by hashes of it), no header the
+/// request's ``Redaction`` hides, and no body of an answer to a request that carried one unless
+/// the cache was told it may.
 ///
-/// `bytes`, the only mutable state, is in a `Locked`, whose lock also serializes every file
-/// operation.
+/// The folder holds `VERSION` (the store's format), `LOCK` and one folder per URL, named by 16
+/// hex digits, with one `.entry` file per variant; nothing else in it is touched. Inside the
+/// folder no symbolic link is followed (``DirectoryHandle``): a link where a URL's folder, an
+/// entry or the marker belongs is foreign, and is removed as a link or ignored. The folder itself
+/// may be a link: the app chose that path, and it is followed.
+///
+/// One budget for every cache on the folder, in one process or several: each operation holds an
+/// exclusive `flock(2)` on `LOCK`, which holds the bytes the entry files take as decimal text;
+/// the operation reads that count, keeps it as it writes and removes files, and writes it back.
+/// The count is set from what is on disk when a cache opens the folder, and again whenever files
+/// must be evicted (the oldest are found by listing them; eviction then frees a tenth of the
+/// budget, so that a full cache lists its files once per tenth written), so a process that died
+/// between writing a file and the count leaves it short by that file until then. Where `LOCK`
+/// cannot be made, writes count the files first, and lookups go on without the count.
+///
+/// One URL keeps at most ``mostVariants`` variants on disk (the least recently used go first):
+/// a lookup reads each until one matches.
+///
+/// This instance's operations are also serialized by its own lock, which holds no state.
 final class DiskCacheStore: Sendable {
   static let version = "errand-http-cache 1"
+  /// The version marker's name in the folder.
+  static let versionName = "VERSION"
+  /// The name of the file every cache on the folder locks, which holds the byte count.
+  static let lockName = "LOCK"
   let directory: URL
   let budget: Int
   let storesAuthenticatedResponses: Bool
-  /// How many bytes the entry files hold.
-  private let bytes = Locked(0)
-  private let files = FileManager.default
+  private let lock = Locked(())
+  private let listed = Locked(0)
+
+  /// How many times this cache's operations listed every entry file: once when the cache opens
+  /// the folder, then only as eviction needs it (which tests check).
+  var listings: Int { listed.withLock { $0 } }
 
   init(directory: URL, budget: Int, storesAuthenticatedResponses: Bool) {
     self.directory = directory
     self.budget = max(0, budget)
     self.storesAuthenticatedResponses = storesAuthenticatedResponses
-    bytes.withLock { bytes in
-      let marker = directory.appendingPathComponent("VERSION")
-      let current = (try? String(contentsOf: marker, encoding: .utf8)) ?? ""
-      if current != Self.version {
-        for folder in entryFolders() {
-          try? files.removeItem(at: folder)
+    session { session in
+      let marker = session.root.read(Self.versionName, limit: 64)
+      if marker != Data(Self.version.utf8) {
+        for name in session.root.names() where Self.isFolderName(name) {
+          session.root.remove(name)
         }
-        try? files.createDirectory(at: directory, withIntermediateDirectories: true)
-        try? Data(Self.version.utf8).write(to: marker, options: .atomic)
+        session.root.write(Data(Self.version.utf8), to: Self.versionName)
+        session.emptied()
+      } else {
+        _ = session.entryFiles()  // the count again, from what is on disk
       }
-      bytes = entryFiles().reduce(0) { $0 + $1.size }
+      session.makeRoom(for: 0)
     }
   }
 
-  /// The folders that hold entries: named by a hash, so nothing else in the directory is touched.
-  private func entryFolders() -> [URL] {
-    let names = (try? files.contentsOfDirectory(atPath: directory.path)) ?? []
-    return names.filter { $0.count == 16 && $0.allSatisfy(\.isHexDigit) }.map {
-      directory.appendingPathComponent($0, isDirectory: true)
-    }
+  /// The most variants of one URL kept on disk: a lookup may read each of them.
+  static let mostVariants = 32
+
+  /// Whether `name` is a URL's folder: 16 hex digits.
+  static func isFolderName(_ name: String) -> Bool {
+    name.utf8.count == 16 && name.allSatisfy(\.isHexDigit)
   }
 
-  private func entryFiles() -> [(url: URL, size: Int, modified: Date)] {
-    entryFolders().flatMap { folder -> [(url: URL, size: Int, modified: Date)] in
-      let names = (try? files.contentsOfDirectory(atPath: folder.path)) ?? []
-      return names.filter { $0.hasSuffix(".entry") }.map { name in
-        let url = folder.appendingPathComponent(name)
-        let attributes = try? files.attributesOfItem(atPath: url.path)
-        return (
-          url, (attributes?[.size] as? NSNumber)?.intValue ?? 0,
-          attributes?[.modificationDate] as? Date ?? .distantPast
-        )
+  /// Run `body` on the open folder with `LOCK` held and the byte count read from it, then write
+  /// the count back. `nil` when the folder cannot be opened or created.
+  @discardableResult
+  private func session<Result>(_ body: (inout DiskCacheSession) -> Result) -> Result? {
+    lock.withLock { _ in
+      guard let root = DirectoryHandle(path: directory.path, creating: true) else { return nil }
+      let lockFile = root.lock(Self.lockName)
+      let stored = lockFile?.number
+      var session = DiskCacheSession(root: root, budget: budget, bytes: stored)
+      let result = body(&session)
+      listed.withLock { $0 += session.listings }
+      if session.isCounted, session.bytes != stored {
+        lockFile?.write(session.bytes)
       }
+      return withExtendedLifetime(lockFile) { result }
     }
-  }
-
-  private func folder(for key: String) -> URL {
-    directory.appendingPathComponent(Self.hash(key), isDirectory: true)
   }
 
   /// The stored response that answers `request`, if a readable file holds one.
   func lookup(_ request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
-    bytes.withLock { bytes in
+    let found = session { session -> CacheEntry? in
       let key = CacheEntry.key(for: request.url)
-      let folder = folder(for: key)
-      let names = (try? files.contentsOfDirectory(atPath: folder.path)) ?? []
-      for name in names where name.hasSuffix(".entry") {
-        let file = folder.appendingPathComponent(name)
-        guard let data = try? Data(contentsOf: file),
+      let folderName = Self.hash(key)
+      guard let folder = session.root.folder(folderName, creating: false) else {
+        if ![.missing, .directory].contains(session.root.kind(folderName)) {
+          session.removeFolder(folderName)
+        }
+        return nil
+      }
+      let check = Self.hash(key, seed: 1)
+      for name in folder.names() where name.hasSuffix(".entry") {
+        guard let data = folder.read(name, limit: budget),
           let record = try? JSONDecoder().decode(DiskCacheRecord.self, from: data),
-          record.format == DiskCacheRecord.format, record.check == Self.hash(key, seed: 1)
+          record.check == check, let entry = record.entry(for: request, clock: clock)
         else {
-          remove(file, counting: &bytes)
+          session.removeFile(name, in: folder)
           continue
         }
-        let entry = record.entry(for: request, clock: clock)
         if entry.matches(request) {
-          try? files.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
+          folder.touch(name)
           return entry
         }
       }
+      session.root.removeIfEmpty(folderName)
       return nil
     }
+    return found ?? nil
   }
 
-  /// Write `entry`, unless it would put a secret on disk; then drop the least recently used
-  /// files until the budget holds.
+  /// Write `entry`, unless it would put a secret on disk, after dropping the least recently
+  /// used files until it fits the budget.
   func insert(_ entry: CacheEntry, redaction: Redaction) {
     guard let request = entry.response.request,
       let record = DiskCacheRecord(
         entry, redaction: redaction, storesAuthenticatedResponses: storesAuthenticatedResponses),
       let data = try? JSONEncoder().encode(record), data.count <= budget
     else { return }
-    bytes.withLock { bytes in
+    session { session in
       let key = CacheEntry.key(for: request.url)
-      let folder = folder(for: key)
-      let file = folder.appendingPathComponent(
-        Self.hash(entry.varying.sorted { $0.key < $1.key }.description) + ".entry")
-      try? files.createDirectory(at: folder, withIntermediateDirectories: true)
-      remove(file, counting: &bytes)
-      guard (try? data.write(to: file, options: .atomic)) != nil else { return }
-      bytes += data.count
-      if bytes > budget {
-        for old in entryFiles().sorted(by: { $0.modified < $1.modified }) where bytes > budget {
-          remove(old.url, counting: &bytes)
-        }
+      let name = Self.hash(entry.varying.sorted { $0.key < $1.key }.description) + ".entry"
+      session.makeRoom(for: data.count)
+      guard let folder = session.root.folder(Self.hash(key), creating: true) else { return }
+      session.keepVariants(in: folder, fewerThan: Self.mostVariants, besides: name)
+      let replaced = session.countedSize(of: name, in: folder)
+      if folder.write(data, to: name) {
+        session.wrote(data.count, replacing: replaced)
       }
     }
   }
 
   /// Drop every file stored for `url`.
   func invalidate(_ url: URL) {
-    bytes.withLock { bytes in
-      let folder = folder(for: CacheEntry.key(for: url))
-      for name in (try? files.contentsOfDirectory(atPath: folder.path)) ?? [] {
-        remove(folder.appendingPathComponent(name), counting: &bytes)
-      }
-      try? files.removeItem(at: folder)
+    session { session in
+      session.removeFolder(Self.hash(CacheEntry.key(for: url)))
     }
   }
 
   /// Drop every file.
   func removeAll() {
-    bytes.withLock { bytes in
-      for folder in entryFolders() {
-        try? files.removeItem(at: folder)
+    session { session in
+      for name in session.root.names() where Self.isFolderName(name) {
+        session.removeFolder(name)
       }
-      bytes = 0
-    }
-  }
-
-  /// Remove one file, keeping the byte count. Called under the lock of `bytes`.
-  private func remove(_ file: URL, counting bytes: inout Int) {
-    guard let size = (try? files.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
-    else { return }
-    if (try? files.removeItem(at: file)) != nil {
-      bytes -= size.intValue
     }
   }
 

@@ -18,23 +18,44 @@ import Foundation
 /// plus the time it has been stored, on the client's clock, so a test's `TestClock` ages entries
 /// without waiting (a response read back from disk is first aged by the wall time it spent
 /// there). Only `GET` answers are stored; `no-store` (request or response) and `Vary: *` are never
-/// stored; `Vary` keeps one entry per set of the named request headers. As a private cache it
+/// stored; `Vary` keeps one entry per set of the named request headers (a response to the same URL
+/// that names other headers replaces them in memory). As a private cache it
 /// stores answers to requests with `Authorization` (RFC 9111 §3.5 limits shared caches only) in
 /// memory; on disk only when `storesAuthenticatedResponsesOnDisk` says so.
 ///
 /// On disk, nothing secret is written: files are named by hashes of the URL (which is not
 /// written), the headers a request's ``HTTPRequest/redaction`` hides (`Authorization`, `Cookie`,
 /// `Set-Cookie`, your API key headers) are left out, and a response that varies on one stays in
-/// memory. Files are written atomically behind a version marker; one that does not read back is a
-/// miss and is removed.
+/// memory. Files are written atomically behind a version marker; one that does not read back, or
+/// holds values that make no sense, is a miss and is removed.
+///
+/// The memory budget counts what each stored response holds: its body and headers, its URL, the
+/// headers of the request it answers and the values its `Vary` names, plus about a kilobyte per
+/// response for the rest (measured: the resident memory a stored empty answer takes). A stored
+/// response keeps no request body and no transfer metrics. Looking up and storing take the same
+/// few steps however many responses are stored.
+///
+/// The disk store keeps to its folder. The folder you give may be a symbolic link, which is
+/// followed (that path is your choice); inside it no link is followed: a link where the store's
+/// own folders, files or version marker belong is removed as a link, or ignored, and what it
+/// points to is never read or written. Folders are created `0700` and files `0600`, whatever the
+/// process's umask; a URL's folder goes with its last file; a file that is not a regular one
+/// (a named pipe, a device) is never opened, and one larger than the disk budget never read; one
+/// URL keeps at most 32 variants on disk.
+/// Several caches on one folder, in one process or several, keep the disk budget together: each
+/// operation holds an exclusive `flock(2)` on the folder's `LOCK` file, which holds the bytes the
+/// files take, and the count is taken again from the files when a cache opens the folder and
+/// whenever files must be evicted.
 public final class HTTPCache: Sendable {
-  /// The most bytes (bodies and headers) the cache keeps in memory.
+  /// The most bytes the cache keeps in memory, counted as ``storedBytes`` says.
   public let memoryBudget: Int
   /// The fraction of the time since `Last-Modified` a response without `max-age` or `Expires`
   /// stays fresh (RFC 9111 §4.2.2; 0.1 is usual), or `nil` (the default) for none.
   public let heuristicFreshness: Double?
   /// The folder of the disk store, or `nil` for memory only.
   public var directory: URL? { disk?.directory }
+  /// How many times the disk store listed every file in its folder (``DiskCacheStore/listings``).
+  var diskListings: Int { disk?.listings ?? 0 }
   private let store = Locked(CacheStore())
   private let disk: DiskCacheStore?
 
@@ -42,9 +63,11 @@ public final class HTTPCache: Sendable {
   /// - Parameters:
   ///   - memoryBudget: The most bytes to keep in memory; 10 MB by default. A response larger than
   ///     the whole budget is not stored.
-  ///   - directory: A folder of its own for the disk store (created if missing; what is in it from
-  ///     another version of the store is removed), or `nil` (the default) for memory only.
-  ///   - diskBudget: The most bytes of files on disk; 50 MB by default.
+  ///   - directory: A folder of its own for the disk store (created `0700` if missing, followed if
+  ///     it is a symbolic link; what is in it from another version of the store is removed), or
+  ///     `nil` (the default) for memory only.
+  ///   - diskBudget: The most bytes of files on disk, shared with every cache on the same folder;
+  ///     50 MB by default.
   ///   - storesAuthenticatedResponsesOnDisk: Whether answers to requests that carry credentials
   ///     (a header the request's redaction hides) may be written to disk, without those headers;
   ///     `false` by default.
@@ -65,10 +88,12 @@ public final class HTTPCache: Sendable {
 
   /// How many responses are stored in memory.
   public var count: Int {
-    store.withLock { $0.entries.values.reduce(0) { $0 + $1.count } }
+    store.withLock { $0.count }
   }
 
-  /// How many bytes the responses stored in memory take.
+  /// How many bytes the responses stored in memory count for against ``memoryBudget``: each
+  /// response's body and headers, its URL, the headers of the request it answers, the values its
+  /// `Vary` names, and a fixed cost per response (about a kilobyte) for what holding it takes.
   public var storedBytes: Int {
     store.withLock { $0.bytes }
   }
@@ -85,18 +110,16 @@ public final class HTTPCache: Sendable {
     if let entry = store.withLock({ $0.lookup(request) }) {
       return entry
     }
-    guard let entry = disk?.lookup(request, clock: clock) else { return nil }
-    if entry.cost <= memoryBudget {
-      store.withLock { $0.insert(entry, budget: memoryBudget) }
-    }
+    guard let entry = disk?.lookup(request, clock: clock)?.trimmed else { return nil }
+    store.withLock { $0.insert(entry, budget: memoryBudget) }
     return entry
   }
 
-  /// Store `entry`, replacing the variant it matches, in memory and on disk.
+  /// Store `entry` (``CacheEntry/trimmed``), replacing the variant it matches, in memory and on
+  /// disk.
   func insert(_ entry: CacheEntry) {
-    if entry.cost <= memoryBudget {
-      store.withLock { $0.insert(entry, budget: memoryBudget) }
-    }
+    let entry = entry.trimmed
+    store.withLock { $0.insert(entry, budget: memoryBudget) }
     disk?.insert(entry, redaction: .default)
   }
 
@@ -104,56 +127,5 @@ public final class HTTPCache: Sendable {
   func invalidate(_ url: URL) {
     store.withLock { $0.remove(CacheEntry.key(for: url)) }
     disk?.invalidate(url)
-  }
-}
-
-/// The cache's state: variants by URL, bytes used, and a use counter for least-recent eviction.
-struct CacheStore {
-  var entries: [String: [CacheEntry]] = [:]
-  var bytes = 0
-  private var uses = 0
-
-  mutating func lookup(_ request: HTTPRequest) -> CacheEntry? {
-    let key = CacheEntry.key(for: request.url)
-    guard let index = entries[key]?.firstIndex(where: { $0.matches(request) }) else { return nil }
-    uses += 1
-    entries[key]?[index].lastUse = uses
-    return entries[key]?[index]
-  }
-
-  mutating func insert(_ entry: CacheEntry, budget: Int) {
-    var entry = entry
-    uses += 1
-    entry.lastUse = uses
-    var variants = entries[entry.key] ?? []
-    if let index = variants.firstIndex(where: { $0.varying == entry.varying }) {
-      bytes -= variants[index].cost
-      variants.remove(at: index)
-    }
-    variants.append(entry)
-    entries[entry.key] = variants
-    bytes += entry.cost
-    while bytes > budget, let oldest = oldest() {
-      bytes -= entries[oldest.key]?[oldest.index].cost ?? 0
-      entries[oldest.key]?.remove(at: oldest.index)
-      if entries[oldest.key]?.isEmpty == true {
-        entries[oldest.key] = nil
-      }
-    }
-  }
-
-  mutating func remove(_ key: String) {
-    bytes -= entries[key]?.reduce(0) { $0 + $1.cost } ?? 0
-    entries[key] = nil
-  }
-
-  private func oldest() -> (key: String, index: Int)? {
-    var found: (key: String, index: Int, use: Int)?
-    for (key, variants) in entries {
-      for (index, entry) in variants.enumerated() where entry.lastUse < found?.use ?? .max {
-        found = (key, index, entry.lastUse)
-      }
-    }
-    return found.map { ($0.key, $0.index) }
   }
 }

@@ -4,13 +4,14 @@ import Foundation
 /// values, when it was stored (wall time, since a client's clock does not outlive the process) and
 /// how old and how long fresh it was then.
 struct DiskCacheRecord: Codable {
-  static let format = 1
+  /// 2: `varying` tells a header the request did not carry (`null`) from an empty one.
+  static let format = 2
   var format: Int
   /// A second hash of the URL, to tell a file name's collision from a match.
   var check: String
   var status: Int
   var headers: [[String]]
-  var varying: [String: String]
+  var varying: [String: String?]
   var body: Data
   var storedAt: Date
   var initialAge: Double
@@ -39,15 +40,26 @@ struct DiskCacheRecord: Codable {
     lifetime = entry.lifetime.map { Double($0.components.seconds) }
   }
 
-  /// The entry again, answering `request`, aged by the wall time since it was stored.
-  func entry(for request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry {
+  /// The most seconds an age or a lifetime read back may be: far past any freshness (2^31 s,
+  /// RFC 9111's ceiling, four times over), and far below what a `Duration` can hold.
+  static let longestSeconds = 4 * (Double(Int32.max) + 1)
+
+  /// The entry again, answering `request`, aged by the wall time since it was stored; `nil` when
+  /// the record holds a number no writer could have written (a corrupted or forged file: an age
+  /// or lifetime that is negative, not finite or absurdly large), which is then a miss.
+  func entry(for request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
+    let range = 0...Self.longestSeconds
+    guard range.contains(initialAge), lifetime.map(range.contains) ?? true else { return nil }
+    let elapsed = Date().timeIntervalSince(storedAt)
+    // A clock set back shows no time passed; one far ahead (or a date decades old) ages the
+    // entry to the ceiling, stale for good.
+    let since = elapsed.isNaN ? Self.longestSeconds : min(max(0, elapsed), Self.longestSeconds)
     var headers = HTTPHeaders()
     for pair in self.headers where pair.count == 2 {
       headers.add(pair[0], pair[1])
     }
     var response = HTTPResponse(status: status, headers: headers, body: body, url: request.url)
     response.request = request
-    let since = max(0, Date().timeIntervalSince(storedAt))
     return CacheEntry(
       response: response, varying: varying, initialAge: .seconds(initialAge + since),
       stored: Stopwatch(clock), lifetime: lifetime.map { .seconds($0) })

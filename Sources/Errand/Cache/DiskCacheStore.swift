@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// The on-disk half of an ``HTTPCache``: one file per stored response, under a folder per URL,
 /// written atomically, within a byte budget (least recently used out first, by modification
 /// time), behind a version marker. A file that does not read back (corrupted, truncated, from
@@ -29,7 +37,8 @@ final class DiskCacheStore: Sendable {
         for folder in entryFolders() {
           try? files.removeItem(at: folder)
         }
-        try? files.createDirectory(at: directory, withIntermediateDirectories: true)
+        try? files.createDirectory(
+          at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try? Data(Self.version.utf8).write(to: marker, options: .atomic)
       }
       bytes = entryFiles().reduce(0) { $0 + $1.size }
@@ -68,6 +77,7 @@ final class DiskCacheStore: Sendable {
       let key = CacheEntry.key(for: request.url)
       let folder = folder(for: key)
       let names = (try? files.contentsOfDirectory(atPath: folder.path)) ?? []
+      var found: (entry: CacheEntry, file: URL, storedAt: Date)?
       for name in names where name.hasSuffix(".entry") {
         let file = folder.appendingPathComponent(name)
         guard let data = try? Data(contentsOf: file),
@@ -77,13 +87,19 @@ final class DiskCacheStore: Sendable {
           remove(file, counting: &bytes)
           continue
         }
-        let entry = record.entry(for: request, clock: clock)
-        if entry.matches(request) {
-          try? files.setAttributes([.modificationDate: Date()], ofItemAtPath: file.path)
-          return entry
+        guard let entry = record.entry(for: request, clock: clock) else {
+          remove(file, counting: &bytes)
+          continue
+        }
+        // RFC 9111 §4.1: of several stored responses that match, the most recent answers.
+        if entry.matches(request), found.map({ record.storedAt > $0.storedAt }) ?? true {
+          found = (entry, file, record.storedAt)
         }
       }
-      return nil
+      removeIfEmpty(folder)
+      guard let found else { return nil }
+      try? files.setAttributes([.modificationDate: Date()], ofItemAtPath: found.file.path)
+      return found.entry
     }
   }
 
@@ -100,13 +116,19 @@ final class DiskCacheStore: Sendable {
       let folder = folder(for: key)
       let file = folder.appendingPathComponent(
         Self.hash(entry.varying.sorted { $0.key < $1.key }.description) + ".entry")
-      try? files.createDirectory(at: folder, withIntermediateDirectories: true)
+      // Readable by the owner only: an answer the app allowed to be stored with credentials is
+      // as private as they are.
+      try? files.createDirectory(
+        at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
       remove(file, counting: &bytes)
       guard (try? data.write(to: file, options: .atomic)) != nil else { return }
       bytes += data.count
       if bytes > budget {
         for old in entryFiles().sorted(by: { $0.modified < $1.modified }) where bytes > budget {
           remove(old.url, counting: &bytes)
+          // An evicted entry's folder goes with it: a cache that sees many URLs must not leave
+          // one empty folder behind for each.
+          removeIfEmpty(old.url.deletingLastPathComponent())
         }
       }
     }
@@ -131,6 +153,12 @@ final class DiskCacheStore: Sendable {
       }
       bytes = 0
     }
+  }
+
+  /// Remove an entry folder if nothing is left in it (`rmdir(2)` removes only an empty one).
+  /// Called under the lock of `bytes`.
+  private func removeIfEmpty(_ folder: URL) {
+    _ = rmdir(folder.path)
   }
 
   /// Remove one file, keeping the byte count. Called under the lock of `bytes`.

@@ -28,7 +28,8 @@ import Foundation
 /// memory. Files are written atomically behind a version marker; one that does not read back is a
 /// miss and is removed.
 public final class HTTPCache: Sendable {
-  /// The most bytes (bodies and headers) the cache keeps in memory.
+  /// The most bytes the cache keeps in memory: the answers' bodies and headers, and what each
+  /// entry keeps of the request it answers (URL, headers, the values `Vary` names).
   public let memoryBudget: Int
   /// The fraction of the time since `Last-Modified` a response without `max-age` or `Expires`
   /// stays fresh (RFC 9111 §4.2.2; 0.1 is usual), or `nil` (the default) for none.
@@ -68,7 +69,7 @@ public final class HTTPCache: Sendable {
     store.withLock { $0.entries.values.reduce(0) { $0 + $1.count } }
   }
 
-  /// How many bytes the responses stored in memory take.
+  /// How many bytes the responses stored in memory take, with the requests they answer.
   public var storedBytes: Int {
     store.withLock { $0.bytes }
   }
@@ -115,7 +116,9 @@ struct CacheStore {
 
   mutating func lookup(_ request: HTTPRequest) -> CacheEntry? {
     let key = CacheEntry.key(for: request.url)
-    guard let index = entries[key]?.firstIndex(where: { $0.matches(request) }) else { return nil }
+    // Variants are kept oldest first: of several that match, the most recent answers (RFC 9111
+    // §4.1), such as one stored after the server began to send `Vary`.
+    guard let index = entries[key]?.lastIndex(where: { $0.matches(request) }) else { return nil }
     uses += 1
     entries[key]?[index].lastUse = uses
     return entries[key]?[index]

@@ -103,11 +103,23 @@ struct CacheControl: Sendable, Equatable {
     return unquoted
   }
 
-  /// RFC 9111 §1.2.2 delta-seconds: digits only; a value too large for 31 bits counts as 2^31.
+  /// RFC 9111 §1.2.2 delta-seconds: digits only, leading zeros counting for nothing
+  /// (`0000000000000060` is 60); a value too large for 31 bits counts as 2^31.
   static func deltaSeconds(_ text: String?) -> Int? {
     guard let text, !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }) else {
       return nil
     }
-    return min(Int(text.prefix(12)) ?? Int(Int32.max), Int(Int32.max) + 1)
+    let significant = text.drop { $0 == "0" }
+    guard significant.count <= 10 else { return Int(Int32.max) + 1 }
+    return min(Int(significant) ?? 0, Int(Int32.max) + 1)
+  }
+
+  /// The `Age` of a response in seconds (RFC 9111 §5.1): the first member of a list-based value
+  /// (two `Age` lines that a transport joined, `700, 10`), else `nil` when it is not
+  /// delta-seconds.
+  static func age(_ headers: HTTPHeaders) -> Int? {
+    guard let value = headers["Age"] else { return nil }
+    let first = value.split(separator: ",", omittingEmptySubsequences: false).first ?? ""
+    return deltaSeconds(first.trimmingCharacters(in: .whitespaces))
   }
 }

@@ -4,8 +4,10 @@ import Foundation
 /// old it was when stored and since when, and how long it stays fresh (RFC 9111 §4.2).
 struct CacheEntry: Sendable {
   var response: HTTPResponse
-  /// The request headers the response's `Vary` names (lowercased), with the values they had.
-  var varying: [String: String]
+  /// The request headers the response's `Vary` names (lowercased), with the values they had
+  /// (`nil` for a header the request did not carry, which only its absence matches, RFC 9111
+  /// §4.1), and under ``credentialsKey`` the fingerprint of the request's credentials.
+  var varying: [String: String?]
   /// `Age` when stored.
   var initialAge: Duration
   /// Time since the response was stored, on the client's clock.
@@ -15,15 +17,27 @@ struct CacheEntry: Sendable {
 
   var key: String { Self.key(for: response.request?.url ?? response.url) }
 
+  /// The key of what is stored for `url`: the URL without its fragment, its scheme and host in
+  /// lower case and a default port left out, so that every spelling of one origin finds the same
+  /// entries (and a `Location` that writes `:443` invalidates them).
   static func key(for url: URL?) -> String {
     guard let url else { return "" }
-    var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-    components?.fragment = nil
-    return components?.string ?? url.absoluteString
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+      return url.absoluteString
+    }
+    components.fragment = nil
+    let scheme = components.scheme?.lowercased()
+    components.scheme = scheme
+    components.percentEncodedHost = components.percentEncodedHost?.lowercased()
+    if (scheme == "https" && components.port == 443) || (scheme == "http" && components.port == 80)
+    {
+      components.port = nil
+    }
+    return components.string ?? url.absoluteString
   }
 
   init(
-    response: HTTPResponse, varying: [String: String], initialAge: Duration, stored: Stopwatch,
+    response: HTTPResponse, varying: [String: String?], initialAge: Duration, stored: Stopwatch,
     lifetime: Duration?
   ) {
     self.response = response
@@ -57,11 +71,18 @@ struct CacheEntry: Sendable {
     where !response.headers.values(for: name).allSatisfy(HTTPHeaders.canSend) {
       response.headers.remove(name)
     }
-    var varying: [String: String] = [:]
-    for name in vary {
-      varying[name] = request.headers.values(for: name).joined(separator: ",")
+    // A cookie the server set is the caller's own: a stored answer never hands it to whoever the
+    // cache answers next (as browsers' caches keep no `Set-Cookie` either).
+    for name in Self.unstoredHeaders {
+      response.headers.remove(name)
     }
-    varying[Self.credentialsKey] = Self.credentials(of: request)
+    var varying: [String: String?] = [:]
+    for name in vary {
+      varying[name] = Self.value(of: name, in: request)
+    }
+    // Always there, `nil` for none: an answer to credentials matches only the same ones, and
+    // an answer to none only none.
+    varying.updateValue(Self.credentials(of: request), forKey: Self.credentialsKey)
     let lifetime =
       Self.freshnessLifetime(response.headers, control: control)
       ?? heuristic.flatMap { Self.heuristicLifetime(response.headers, fraction: $0) }
@@ -71,9 +92,22 @@ struct CacheEntry: Sendable {
     stored.request = request
     self.response = stored
     self.varying = varying
-    self.initialAge = .seconds(CacheControl.deltaSeconds(response.headers["Age"]) ?? 0)
+    self.initialAge = .seconds(CacheControl.age(response.headers) ?? 0)
     self.stored = Stopwatch(clock)
     self.lifetime = control.noCache ? nil : lifetime
+  }
+
+  /// Response headers never stored: they are meant for the one caller who received them.
+  static let unstoredHeaders = ["Set-Cookie", "Set-Cookie2"]
+
+  /// The value of request header `name` as `Vary` compares it: its field values joined by
+  /// commas, or `nil` when the request does not carry it.
+  static func value(of name: String, in request: HTTPRequest) -> String? {
+    if name == credentialsKey {
+      return credentials(of: request)
+    }
+    let values = request.headers.values(for: name)
+    return values.isEmpty ? nil : values.joined(separator: ",")
   }
 
   /// The most request headers one stored response may vary on.
@@ -142,11 +176,9 @@ struct CacheEntry: Sendable {
   /// the same credentials (or none, if the stored request carried none): an answer to one user
   /// never reaches another, nor an anonymous answer someone who sends credentials.
   func matches(_ request: HTTPRequest) -> Bool {
-    guard varying[Self.credentialsKey] == Self.credentials(of: request) else { return false }
-    return varying.allSatisfy { name, value in
-      name == Self.credentialsKey
-        || request.headers.values(for: name).joined(separator: ",") == value
-    }
+    // A record without the key (none is written so) counts as an answer to no credentials.
+    guard varying[Self.credentialsKey] ?? nil == Self.credentials(of: request) else { return false }
+    return varying.allSatisfy { name, value in Self.value(of: name, in: request) == value }
   }
 
   /// Where ``varying`` keeps the fingerprint of the stored request's credentials: not a header

@@ -13,7 +13,7 @@ struct CacheStore {
   private struct Slot {
     var entry: CacheEntry?
     var key = ""
-    var values: [String] = []
+    var values: [String?] = []
     var cost = 0
     var older = -1
     var newer = -1
@@ -22,7 +22,7 @@ struct CacheStore {
   /// A URL's variants: the `Vary` names (sorted, lowercased), and the slot of each set of values.
   private struct Variants {
     var names: [String]
-    var slots: [[String]: Int] = [:]
+    var slots: [[String?]: Int] = [:]
   }
 
   private var slots: [Slot] = []
@@ -41,7 +41,7 @@ struct CacheStore {
   /// The stored entry that answers `request`, marked as the most recently used.
   mutating func lookup(_ request: HTTPRequest) -> CacheEntry? {
     guard let stored = variants[CacheEntry.key(for: request.url)] else { return nil }
-    let values = stored.names.map { request.headers.values(for: $0).joined(separator: ",") }
+    let values = stored.names.map { CacheEntry.value(of: $0, in: request) }
     guard let index = stored.slots[values] else { return nil }
     examined += 1
     unlink(index)
@@ -57,7 +57,7 @@ struct CacheStore {
     let cost = entry.cost(key: key)
     guard cost <= budget else { return }
     let names = entry.varying.keys.sorted()
-    let values = names.map { entry.varying[$0] ?? "" }
+    let values = names.map { entry.varying[$0] ?? nil }
     if let stored = variants[key] {
       if stored.names != names {
         remove(key)
@@ -140,7 +140,8 @@ extension CacheEntry {
     return Self.fixedCost + response.body.count + Self.bytes(of: response.headers.fields)
       + (request.map { $0.url.absoluteString.utf8.count + Self.bytes(of: $0.headers.fields) } ?? 0)
       + (response.url?.absoluteString.utf8.count ?? 0)
-      + varying.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count } + key.utf8.count
+      + varying.reduce(0) { $0 + $1.key.utf8.count + ($1.value?.utf8.count ?? 0) }
+      + key.utf8.count
   }
 
   private static func bytes(of fields: [HTTPHeaders.Field]) -> Int {

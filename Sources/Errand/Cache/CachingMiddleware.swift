@@ -66,6 +66,11 @@ public struct CachingMiddleware: Middleware {
       || CacheEntry.isEventStream(request.headers, accept: true)
       || request.headers["Last-Event-ID"] != nil
     if passesThrough || policy == .reloadIgnoringCache || control.noStore {
+      // Offline (the policy, or the request's own `only-if-cached`, RFC 9111 §5.2.1.7): nothing
+      // reaches the network, whatever else the request says.
+      if policy == .onlyIfCached || control.onlyIfCached {
+        return Self.gatewayTimeout(for: request)
+      }
       return try await fetch(request, next: next, clock: clock, storing: !passesThrough)
     }
     let entry = cache.lookup(request, clock: clock)
@@ -88,21 +93,27 @@ public struct CachingMiddleware: Middleware {
     case .useProtocolRules, .reloadIgnoringCache:
       break
     }
-    guard let entry, let conditional = entry.conditional(request) else {
+    guard let entry else {
       return try await fetch(request, next: next, clock: clock, storing: true)
     }
+    // A stale entry is revalidated with its validators, else fetched again.
+    let conditional = entry.conditional(request)
     let response: HTTPResponse
     do {
-      response = try await next(conditional)
+      response = try await next(conditional ?? request)
     } catch {
-      // RFC 5861: a stored response may stand in for a failed revalidation, not for a call
-      // its caller cancelled.
+      // RFC 5861: a stored response may stand in for a failed request to the server (a
+      // revalidation or not), not for a call its caller cancelled.
       let cancelled = error is CancellationError || (error as? APIError)?.kind == .cancelled
       guard entry.mayStandInForError, !cancelled else { throw error }
       return Self.answer(entry, .stale, to: request)
     }
     if response.status >= 500, entry.mayStandInForError {
+      response.bodyStream?.cancel()
       return Self.answer(entry, .stale, to: request)
+    }
+    guard conditional != nil else {
+      return store(response, for: request, clock: clock)
     }
     if response.status == 304, !entry.isSelected(by: response) {
       // RFC 9111 §4.3.4: a 304 whose validator is not the stored one's updates nothing, and
@@ -119,6 +130,12 @@ public struct CachingMiddleware: Middleware {
     response.bodyStream?.cancel()  // a streamed call's 304 has an empty body to let go of
     cache.insert(updated)
     var answer = updated.response
+    // A cookie the 304 sets is this caller's, though it is not stored.
+    for name in CacheEntry.unstoredHeaders {
+      for value in response.headers.values(for: name) {
+        answer.headers.add(name, value)
+      }
+    }
     answer.request = request
     answer.attempts = response.attempts
     answer.cacheStatus = .revalidated
@@ -186,8 +203,7 @@ public struct CachingMiddleware: Middleware {
     for name in ["Location", "Content-Location"] {
       guard let value = response.headers[name],
         let target = URL(string: value, relativeTo: request.url)?.absoluteURL,
-        target.scheme?.lowercased() == request.url.scheme?.lowercased(),
-        target.host?.lowercased() == request.url.host?.lowercased(), target.port == request.url.port
+        RedirectPolicy.isSameOrigin(target, request.url)
       else { continue }
       cache.invalidate(target)
     }

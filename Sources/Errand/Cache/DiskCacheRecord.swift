@@ -4,13 +4,14 @@ import Foundation
 /// values, when it was stored (wall time, since a client's clock does not outlive the process) and
 /// how old and how long fresh it was then.
 struct DiskCacheRecord: Codable {
-  static let format = 1
+  /// 2: `varying` tells a header the request did not carry (`null`) from an empty one.
+  static let format = 2
   var format: Int
   /// A second hash of the URL, to tell a file name's collision from a match.
   var check: String
   var status: Int
   var headers: [[String]]
-  var varying: [String: String]
+  var varying: [String: String?]
   var body: Data
   var storedAt: Date
   var initialAge: Double
@@ -56,10 +57,14 @@ struct DiskCacheRecord: Codable {
       (0...Self.longest).contains(initialAge),
       lifetime.map({ (0...Self.longest).contains($0) }) ?? true,
       (-Self.mostAhead...Self.longest).contains(since),
-      varying.count <= CacheEntry.mostVaryingHeaders,
+      varying.keys.filter({ $0 != CacheEntry.credentialsKey }).count
+        <= CacheEntry.mostVaryingHeaders,
       varying.keys.allSatisfy({ $0 == $0.lowercased() }),
-      HTTPHeaders(varying.map { HTTPHeaders.Field(name: $0.key, value: $0.value) })
-        .validationProblem == nil,
+      HTTPHeaders(
+        varying.filter { $0.key != CacheEntry.credentialsKey }.map {
+          HTTPHeaders.Field(name: $0.key, value: $0.value ?? "")
+        }
+      ).validationProblem == nil,
       self.headers.allSatisfy({ $0.count == 2 })
     else { return nil }
     var headers = HTTPHeaders()

@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// The on-disk half of an ``HTTPCache``: one file per stored response, under a folder per URL,
 /// written atomically, within a byte budget (least recently used out first, by modification
 /// time), behind a version marker. A file that does not read back (corrupted, truncated, from
@@ -100,6 +108,7 @@ final class DiskCacheStore: Sendable {
         return nil
       }
       let check = Self.hash(key, seed: 1)
+      var found: (entry: CacheEntry, name: String, storedAt: Date)?
       for name in folder.names() where name.hasSuffix(".entry") {
         guard let data = folder.read(name, limit: budget),
           let record = try? JSONDecoder().decode(DiskCacheRecord.self, from: data),
@@ -108,13 +117,17 @@ final class DiskCacheStore: Sendable {
           session.removeFile(name, in: folder)
           continue
         }
-        if entry.matches(request) {
-          folder.touch(name)
-          return entry
+        // RFC 9111 §4.1: of several stored responses that match, the most recent answers.
+        if entry.matches(request), found.map({ record.storedAt > $0.storedAt }) ?? true {
+          found = (entry, name, record.storedAt)
         }
       }
-      session.root.removeIfEmpty(folderName)
-      return nil
+      guard let found else {
+        session.root.removeIfEmpty(folderName)
+        return nil
+      }
+      folder.touch(found.name)
+      return found.entry
     }
     return found ?? nil
   }

@@ -26,7 +26,7 @@ extension APIClient {
     exchange.sample = endpoint.sample
     var context = RequestContext(
       endpoint: endpoint.description(redactedBy: configuration.redaction),
-      requiresAuthentication: endpoint.requiresAuthentication
+      requiresAuthentication: endpoint.requiresAuthentication && !endpoint.withholdsSecrets
         && !endpoint.leavesOrigin(of: baseURL, trustedHosts: configuration.trustedHosts),
       sample: endpoint.sample, isIdempotent: endpoint.isIdempotent ?? endpoint.method.isIdempotent)
     context.deadline = exchange.deadline

@@ -44,23 +44,35 @@ extension APIClient {
 extension Endpoint {
   /// The page after `response` by its `Link` fields' first `rel="next"`: this endpoint (method,
   /// headers, decoding, authentication) at that URL; `nil` when there is none. When the link
-  /// leaves the origin of `request` for a host the client does not trust, the endpoint withholds
-  /// its headers: after the middleware, only the client's
-  /// ``APIClient/Configuration/crossOriginHeaders`` and the headers that describe the request
-  /// stay, whoever set them (the endpoint, the client or a middleware).
+  /// leaves the origin of `request` for a host the client does not trust, or leaves HTTPS for
+  /// plain HTTP (even to a trusted host), the endpoint withholds its headers: after the
+  /// middleware, only the client's ``APIClient/Configuration/crossOriginHeaders`` and the headers
+  /// that describe the request stay, whoever set them (the endpoint, the client or a middleware).
+  /// A user and password in the link are dropped: as in a redirect's `Location`, what a server
+  /// writes there never becomes credentials.
   func nextLink(
     after response: HTTPResponse, of request: HTTPRequest, trustedHosts: Set<String>
   ) -> Endpoint? {
     guard
-      let url = LinkHeader(response.headers, relativeTo: response.url ?? request.url)
+      var url = LinkHeader(response.headers, relativeTo: response.url ?? request.url)
         .url(for: "next")
     else { return nil }
+    if url.user != nil || url.password != nil,
+      var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+    {
+      components.user = nil
+      components.password = nil
+      url = components.url ?? url
+    }
     var next = self
     next.url = url
     next.path = ""
     next.query = []
-    if !RedirectPolicy.isSameOrigin(url, request.url),
-      !trustedHosts.contains(url.host?.lowercased() ?? "")
+    let downgrades =
+      request.url.scheme?.lowercased() == "https" && url.scheme?.lowercased() == "http"
+    if downgrades
+      || (!RedirectPolicy.isSameOrigin(url, request.url)
+        && !trustedHosts.contains(url.host?.lowercased() ?? ""))
     {
       next.withholdsSecrets = true
     }

@@ -66,6 +66,12 @@ extension ResponseStream {
   /// ends, fails or stalls, or when `time` has passed on the stream's clock, however the bytes
   /// trickle in. The rest is not read.
   func prefix(upTo maximum: Int, within time: Duration) async -> Data {
+    // A body that has already ended (a short error answer often has) is read at once, whatever
+    // the bound: the bound is for bytes that have yet to arrive.
+    if let whole = try? body.buffer.takeWholeIfEnded() {
+      cancel()
+      return whole.prefix(maximum)
+    }
     let collected = Locked(Data())
     let stream = self
     _ = try? await withDeadline(time, on: clock) {

@@ -75,9 +75,13 @@ extension APIClient {
     let files = FileManager.default
     let partial = target.partialFile()
     do {
-      guard files.createFile(atPath: partial.path, contents: nil) else {
-        throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: partial.path])
-      }
+      try target.createPartial(partial)
+    } catch {
+      // Nothing was created: whatever is at that name is not this download's to remove.
+      stream.cancel()
+      throw APIError(transportError: error, request: stream.request)
+    }
+    do {
       let handle = try FileHandle(forWritingTo: partial)
       defer { try? handle.close() }
       let expected = stream.body.expectedLength

@@ -67,6 +67,22 @@ struct DownloadDestination: Sendable {
     return folder.appendingPathComponent(".\(name).\(UUID().uuidString).partial")
   }
 
+  /// Creates `partial`, empty, as a new file (never through a link or over a file already there),
+  /// no more readable than the file it will replace: a download over a `0600` file is `0600`
+  /// from its first byte, not only once it is in place.
+  func createPartial(_ partial: URL) throws {
+    var replaced = stat()
+    let mode = stat(url.path, &replaced) == 0 ? mode_t(replaced.st_mode & 0o777) : 0o666
+    let descriptor = open(partial.path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode)
+    guard descriptor >= 0 else {
+      let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+      throw CocoaError(
+        .fileWriteNoPermission,
+        userInfo: [NSFilePathErrorKey: partial.path, NSUnderlyingErrorKey: POSIXError(code)])
+    }
+    close(descriptor)
+  }
+
   /// Moves `partial` over the destination in one step, after checking the destination again. A
   /// file it replaces keeps its permissions: a `0600` file stays `0600`.
   func replace(with partial: URL) throws {

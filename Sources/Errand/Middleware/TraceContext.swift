@@ -16,8 +16,10 @@ public struct TraceContext: Sendable, Hashable {
   public let parentID: String
   /// Whether the caller records the trace (the `sampled` flag).
   public let isSampled: Bool
-  /// Vendor data (`tracestate`), passed on as received, except that list members which could
-  /// not be sent (a control character in them) or have no `=` are dropped, and only the first
+  /// Vendor data (`tracestate`), passed on as received, except that list members that do not
+  /// follow the specification's grammar are dropped (a key that is not lower-case letters,
+  /// digits and `_-*/`, with at most one `@`; a value that is not printable ASCII without `,` and
+  /// `=`; either longer than 256 characters; a control character anywhere), and only the first
   /// ``maximumStateMembers`` are kept; `nil` for none.
   public let state: String?
 
@@ -27,13 +29,16 @@ public struct TraceContext: Sendable, Hashable {
   @TaskLocal public static var current: TraceContext?
 
   /// A context read from the headers of an incoming request, or `nil` when `traceparent` is not
-  /// a valid version-00 value (as the specification says to ignore it then).
+  /// valid (as the specification says to ignore it then). Version `00` has exactly four fields;
+  /// a later version (not `ff`) is read for its first four, as the specification asks, and is
+  /// passed on as version `00`.
   /// - Parameters:
   ///   - traceparent: The `traceparent` value.
   ///   - tracestate: The `tracestate` value, if any.
   public init?(traceparent: String, tracestate: String? = nil) {
     let parts = Self.trimmed(traceparent).split(separator: "-", omittingEmptySubsequences: false)
-    guard parts.count == 4, parts[0] == "00", Self.isID(parts[1], length: 32),
+    guard parts.count >= 4, parts[0].utf8.count == 2, Self.isHex(parts[0]), parts[0] != "ff",
+      parts[0] != "00" || parts.count == 4, Self.isID(parts[1], length: 32),
       Self.isID(parts[2], length: 16), parts[3].count == 2, Self.isHex(parts[3]),
       let flags = UInt8(parts[3], radix: 16)
     else { return nil }
@@ -55,11 +60,11 @@ public struct TraceContext: Sendable, Hashable {
     return Substring(text[start..<max(start, end)])
   }
 
-  /// The `tracestate` members that can be sent: each `key=value` without a control character,
-  /// at most ``maximumStateMembers`` of them; `nil` when none is left.
+  /// The `tracestate` members that follow the grammar, at most ``maximumStateMembers`` of
+  /// them; `nil` when none is left.
   private static func sanitizedState(_ value: String) -> String? {
     let members = value.split(separator: ",").lazy.map { trimmed($0) }
-      .filter { !$0.isEmpty && $0.contains("=") && HTTPHeaders.canSend(String($0)) }
+      .filter(isStateMember)
       .prefix(maximumStateMembers)
     let kept = members.joined(separator: ",")
     return kept.isEmpty ? nil : kept
@@ -103,6 +108,39 @@ public struct TraceContext: Sendable, Hashable {
     self.parentID = parentID
     self.isSampled = isSampled
     self.state = state
+  }
+
+  /// W3C Trace Context §3.3.1.3: `key=value`, where the key is `lcalpha 0*255(keychar)` or
+  /// `(lcalpha / DIGIT) 0*240(keychar) "@" lcalpha 0*13(keychar)`, a keychar being a lower-case
+  /// letter, a digit or one of `_-*/`, and the value is 1 to 256 printable ASCII characters
+  /// other than `,` and `=`, the last not a space.
+  private static func isStateMember(_ member: Substring) -> Bool {
+    guard let equals = member.firstIndex(of: "=") else { return false }
+    let key = member[..<equals].utf8
+    let value = member[member.index(after: equals)...].utf8
+    func isLower(_ byte: UInt8) -> Bool { (97...122).contains(byte) }
+    func isDigit(_ byte: UInt8) -> Bool { (48...57).contains(byte) }
+    func isKeyChar(_ byte: UInt8) -> Bool {
+      isLower(byte) || isDigit(byte) || "_-*/".utf8.contains(byte)
+    }
+    func isPart(_ part: Substring.UTF8View.SubSequence, first: (UInt8) -> Bool, most: Int) -> Bool {
+      guard let head = part.first, first(head), part.count <= most else { return false }
+      return part.dropFirst().allSatisfy(isKeyChar)
+    }
+    let parts = key.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false)
+    let keyIsValid: Bool
+    switch parts.count {
+    case 1: keyIsValid = isPart(parts[0], first: isLower, most: 256)
+    case 2:
+      keyIsValid =
+        isPart(parts[0], first: { isLower($0) || isDigit($0) }, most: 241)
+        && isPart(parts[1], first: isLower, most: 14)
+    default: keyIsValid = false
+    }
+    return keyIsValid && (1...256).contains(value.count) && value.last != UInt8(ascii: " ")
+      && value.allSatisfy {
+        (0x20...0x7E).contains($0) && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "=")
+      }
   }
 
   private static func isHex(_ text: Substring) -> Bool {

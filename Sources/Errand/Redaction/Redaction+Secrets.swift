@@ -3,8 +3,10 @@ import Foundation
 extension Redaction {
   /// The secret values a request carries, as they would appear if a server echoed them: the
   /// values of hidden headers (and the credential after an `Authorization` scheme such as
-  /// `Bearer`, and each cookie of a `Cookie`), of hidden query items, the URL's user and
-  /// password, and of hidden JSON or form body fields.
+  /// `Bearer`, the user and password a `Basic` one encodes, and each cookie of a `Cookie`), of
+  /// hidden query items (decoded and as the URL carries them), the URL's user and password, and
+  /// of hidden JSON or form body fields; each also as a JSON string escapes it (`\/`, `\"`)
+  /// and percent-encoded, the ways a server most often quotes what it got.
   /// Values shorter than four characters are left out: hiding every `1` would hide too much.
   /// - Parameter request: The request.
   /// - Returns: The values, longest first.
@@ -13,7 +15,20 @@ extension Redaction {
     for field in request.headers where hidesHeader(field.name) {
       values.insert(field.value)
       if let space = field.value.firstIndex(of: " ") {
-        values.insert(String(field.value[field.value.index(after: space)...]))
+        let credential = String(field.value[field.value.index(after: space)...])
+        values.insert(credential)
+        if field.value[..<space].lowercased() == "basic",
+          let decoded = Data(
+            base64Encoded: credential.trimmingCharacters(in: .whitespaces)),
+          let pair = String(data: decoded, encoding: .utf8)
+        {
+          // A server may quote the user or the password it decoded ("wrong password for …").
+          values.insert(pair)
+          if let colon = pair.firstIndex(of: ":") {
+            values.insert(String(pair[..<colon]))
+            values.insert(String(pair[pair.index(after: colon)...]))
+          }
+        }
       }
       if field.name.lowercased() == "cookie" {
         // Each cookie's value on its own, as a server would quote it.
@@ -28,6 +43,11 @@ extension Redaction {
     let components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
     for item in components?.queryItems ?? [] where queryParameters.contains(item.name.lowercased())
     {
+      if let value = item.value { values.insert(value) }
+    }
+    // As the URL carries them, percent-encoded: a server that quotes the URL it got.
+    for item in components?.percentEncodedQueryItems ?? []
+    where queryParameters.contains((item.name.removingPercentEncoding ?? item.name).lowercased()) {
       if let value = item.value { values.insert(value) }
     }
     if let password = components?.password { values.insert(password) }
@@ -47,8 +67,25 @@ extension Redaction {
         }
       }
     }
+    for value in values {
+      values.formUnion(Self.echoedForms(of: value))
+    }
     return values.filter { $0.count >= 4 && $0 != HTTPHeaders.redactedValue }
       .sorted { $0.count > $1.count }
+  }
+
+  /// `value` as a server that quotes it may write it: in a JSON string (with and without `/`
+  /// escaped) and percent-encoded (all but the unreserved characters, and with `+` for a space).
+  private static func echoedForms(of value: String) -> [String] {
+    let json = value.replacingOccurrences(of: "\\", with: "\\\\")
+      .replacingOccurrences(of: "\"", with: "\\\"")
+    let unreserved = CharacterSet(
+      charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    let encoded = value.addingPercentEncoding(withAllowedCharacters: unreserved)
+    return [
+      json, json.replacingOccurrences(of: "/", with: "\\/"), encoded,
+      encoded?.replacingOccurrences(of: "%20", with: "+"),
+    ].compactMap { $0 }.filter { $0 != value }
   }
 
   /// `data` with every occurrence of each value replaced by `<redacted>`.

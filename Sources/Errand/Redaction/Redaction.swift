@@ -77,7 +77,7 @@ public struct Redaction: Sendable, Hashable {
   }
 
   /// The headers with sensitive values hidden, and the secrets of URLs in `Location`,
-  /// `Content-Location` and `Referer` values.
+  /// `Content-Location`, `Referer` and `Refresh` values and in each `<…>` of a `Link`.
   /// - Parameter headers: The headers.
   /// - Returns: The same names in the same order, secrets replaced.
   public func redact(_ headers: HTTPHeaders) -> HTTPHeaders {
@@ -86,15 +86,34 @@ public struct Redaction: Sendable, Hashable {
         if hidesHeader(field.name) {
           return HTTPHeaders.Field(name: field.name, value: HTTPHeaders.redactedValue)
         }
-        if Self.urlHeaders.contains(field.name.lowercased()) {
+        let name = field.name.lowercased()
+        if Self.urlHeaders.contains(name) {
           return HTTPHeaders.Field(name: field.name, value: redact(urlText: field.value))
+        }
+        if name == "link" {
+          return HTTPHeaders.Field(name: field.name, value: redact(link: field.value))
         }
         return field
       })
   }
 
   /// Headers whose value is a URL, which can carry a secret query value or a password.
-  private static let urlHeaders: Set<String> = ["location", "content-location", "referer"]
+  private static let urlHeaders: Set<String> = [
+    "location", "content-location", "referer", "refresh",
+  ]
+
+  /// A `Link` value (RFC 8288) with the URL in each `<…>` redacted, its parameters as written: a
+  /// next page's URL often carries a token or a signature.
+  private func redact(link value: String) -> String {
+    var result = ""
+    var rest = Substring(value)
+    while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+      result += rest[...open]
+      result += redact(urlText: String(rest[rest.index(after: open)..<close]))
+      rest = rest[close...]
+    }
+    return result + rest
+  }
 
   /// A request with sensitive headers, query values and body fields hidden.
   /// - Parameter request: The request.

@@ -24,7 +24,8 @@ extension HTTPRequest {
   ///
   /// The body comes from `httpBody`, or is read from `httpBodyStream` when only a stream is set
   /// (as it is inside a `URLProtocol`). The timeout is the request's `timeoutInterval`, which
-  /// `URLRequest` sets to 60 seconds unless told otherwise.
+  /// `URLRequest` sets to 60 seconds unless told otherwise; none when it is not finite or is
+  /// longer than any call could last.
   /// - Parameter urlRequest: The request to convert.
   /// - Throws: ``APIError/invalidRequest(_:)`` when the request has no URL.
   public init(_ urlRequest: URLRequest) throws {
@@ -39,9 +40,13 @@ extension HTTPRequest {
     if body == nil, let stream = urlRequest.httpBodyStream {
       body = Data(reading: stream)
     }
+    // An endless interval (`.infinity`, as apps write "never", or one of centuries) is no
+    // timeout; a `Duration` cannot hold it.
+    let interval = urlRequest.timeoutInterval
     self.init(
       method: HTTPMethod(rawValue: urlRequest.httpMethod ?? "GET"), url: url, headers: headers,
-      body: body, timeout: .seconds(urlRequest.timeoutInterval))
+      body: body,
+      timeout: interval.isFinite && abs(interval) < 1e12 ? .seconds(interval) : nil)
   }
 }
 

@@ -192,6 +192,8 @@ public actor CassetteTransport: Transport {
   }
 
   func record(_ exchange: Cassette.Exchange) throws(CassetteError) {
+    // What the cassette hides, and what the client that sent the request calls secret.
+    let redaction = redaction.merging(exchange.request.redaction)
     var updated = cassette ?? Cassette()
     let contentType = exchange.response.headers["Content-Type"]
     // A server may echo what the request carried (an Authorization header in a JSON echo, a token

@@ -43,7 +43,8 @@ import Testing
       numbers.map { Damage(field: field, json: $0, makesSense: makesSense(field, $0)) }
         + [Damage(field: field, json: nil, makesSense: field == "lifetime")]
     } + [
-      Damage(field: "format", json: "2", makesSense: false),
+      Damage(field: "format", json: "1", makesSense: false),
+      Damage(field: "format", json: "3", makesSense: false),
       Damage(field: "check", json: "\"0000000000000000\"", makesSense: false),
       Damage(field: "status", json: "99", makesSense: false),
       Damage(field: "status", json: "500", makesSense: false),

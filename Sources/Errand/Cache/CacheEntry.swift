@@ -181,6 +181,11 @@ struct CacheEntry: Sendable {
     return varying.allSatisfy { name, value in Self.value(of: name, in: request) == value }
   }
 
+  /// The name of the header, never sent, in which ``CachingMiddleware`` hands the store a
+  /// fingerprint of the client's own default headers (see ``RequestContext/clientHeaders``): not
+  /// a header name (a space cannot be in one), and part of ``credentials(of:)``.
+  static let clientHeadersKey = " client headers"
+
   /// Where ``varying`` keeps the fingerprint of the stored request's credentials: not a header
   /// name (a space cannot be in one), so no `Vary` can collide with it.
   static let credentialsKey = " credentials"
@@ -189,7 +194,9 @@ struct CacheEntry: Sendable {
   /// hides), or `nil` when it carries none. A hash, not the values: it may be written to disk.
   /// Credentials in the URL (a user, a secret query value) are part of the URL, and so of the key.
   static func credentials(of request: HTTPRequest) -> String? {
-    let secret = request.headers.fields.filter { request.redaction.hidesHeader($0.name) }
+    let secret = request.headers.fields.filter {
+      $0.name == clientHeadersKey || request.redaction.hidesHeader($0.name)
+    }
     guard !secret.isEmpty else { return nil }
     let text = secret.map { "\($0.name.lowercased()): \($0.value)" }.sorted().joined(
       separator: "\n")

@@ -71,9 +71,14 @@ public struct CachingMiddleware: Middleware {
       if policy == .onlyIfCached || control.onlyIfCached {
         return Self.gatewayTimeout(for: request)
       }
-      return try await fetch(request, next: next, clock: clock, storing: !passesThrough)
+      return try await fetch(
+        request, next: next, clock: clock,
+        storingFor: passesThrough
+          ? nil : Self.keyed(request, clientHeaders: context?.clientHeaders ?? []))
     }
-    let entry = cache.lookup(request, clock: clock)
+    // The request as the store sees it: with a fingerprint of the client's own headers.
+    let keyed = Self.keyed(request, clientHeaders: context?.clientHeaders ?? [])
+    let entry = cache.lookup(keyed, clock: clock)
     if let entry, entry.satisfies(control), !control.noCache {
       return Self.answer(entry, entry.isFresh ? .hit : .stale, to: request)
     }
@@ -84,7 +89,9 @@ public struct CachingMiddleware: Middleware {
     }
     switch policy {
     case .returnCacheElseLoad, .onlyIfCached:
-      if let entry {
+      // The request's own `no-cache` (RFC 9111 §5.2.1.4) wins over a policy that prefers the
+      // store, unless the call may not reach the network at all.
+      if let entry, policy == .onlyIfCached || !control.noCache {
         return Self.answer(entry, entry.isFresh ? .hit : .stale, to: request)
       }
       if policy == .onlyIfCached {
@@ -94,7 +101,7 @@ public struct CachingMiddleware: Middleware {
       break
     }
     guard let entry else {
-      return try await fetch(request, next: next, clock: clock, storing: true)
+      return try await fetch(request, next: next, clock: clock, storingFor: keyed)
     }
     // A stale entry is revalidated with its validators, else fetched again.
     let conditional = entry.conditional(request)
@@ -113,19 +120,19 @@ public struct CachingMiddleware: Middleware {
       return Self.answer(entry, .stale, to: request)
     }
     guard conditional != nil else {
-      return store(response, for: request, clock: clock)
+      return store(response, for: keyed, clock: clock)
     }
     if response.status == 304, !entry.isSelected(by: response) {
       // RFC 9111 §4.3.4: a 304 whose validator is not the stored one's updates nothing, and
       // says nothing of the stored body: ask again, unconditionally.
       response.bodyStream?.cancel()
-      return try await fetch(request, next: next, clock: clock, storing: true)
+      return try await fetch(request, next: next, clock: clock, storingFor: keyed)
     }
     guard response.status == 304,
       let updated = entry.revalidated(
         by: response, clock: clock, heuristic: cache.heuristicFreshness)
     else {
-      return store(response, for: request, clock: clock)
+      return store(response, for: keyed, clock: clock)
     }
     response.bodyStream?.cancel()  // a streamed call's 304 has an empty body to let go of
     cache.insert(updated)
@@ -142,14 +149,31 @@ public struct CachingMiddleware: Middleware {
     return answer
   }
 
-  /// Send `request`; store the answer when allowed.
+  /// Send `request`; store the answer for `keyed` (the request as the store sees it) when
+  /// allowed, never when `keyed` is `nil`.
   private func fetch(
     _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse,
-    clock: any Clock<Duration>, storing: Bool
+    clock: any Clock<Duration>, storingFor keyed: HTTPRequest?
   ) async throws -> HTTPResponse {
     let response = try await next(request)
-    guard storing else { return response }
-    return store(response, for: request, clock: clock)
+    guard let keyed else { return response }
+    return store(response, for: keyed, clock: clock)
+  }
+
+  /// `request` as the store sees it: the client's own default headers that are not safe at any
+  /// origin (a tenant's key the redaction may not name) folded into one fingerprint under
+  /// ``CacheEntry/clientHeadersKey``, which keeps apart the answers of clients that send
+  /// different values. Never sent: the network gets `request`.
+  static func keyed(_ request: HTTPRequest, clientHeaders: Set<String>) -> HTTPRequest {
+    let own = request.headers.fields.filter {
+      clientHeaders.contains($0.name.lowercased()) && !request.redaction.hidesHeader($0.name)
+    }
+    guard !own.isEmpty else { return request }
+    let text = own.map { "\($0.name.lowercased()): \($0.value)" }.sorted().joined(separator: "\n")
+    var keyed = request
+    keyed.headers[CacheEntry.clientHeadersKey] =
+      DiskCacheStore.hash(text, seed: 4) + DiskCacheStore.hash(text, seed: 5)
+    return keyed
   }
 
   /// Store `response` if RFC 9111 allows it, and return it marked as a miss.

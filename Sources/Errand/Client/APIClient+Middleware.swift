@@ -33,6 +33,8 @@ extension APIClient {
     context.clock = configuration.clock
     context.cachePolicy = endpoint.cachePolicy
     context.events = exchange.events
+    context.clientHeaders = Set(configuration.headers.fields.map { $0.name.lowercased() })
+      .subtracting(configuration.crossOriginHeaders)
     let chain = Self.ordered(
       endpoint.middleware.isEmpty
         ? configuration.middleware : configuration.middleware + endpoint.middleware)

@@ -29,6 +29,11 @@ public struct RequestContext: Sendable {
   /// Where the call's events go, when its client has listeners: middleware and transports post
   /// retries, redirects and token refreshes to it.
   package var events: CallEventSink?
+  /// The names (lowercased) of the client's default headers that are not safe at any origin
+  /// (see ``APIClient/Configuration/crossOriginHeaders``): a tenant's or an app's key, even one
+  /// the redaction does not name. A ``CachingMiddleware`` keeps apart the answers to requests
+  /// that carry different values of them.
+  package var clientHeaders: Set<String> = []
 
   /// How much of the call's timeout is left, on the client's clock: the timeout is a deadline
   /// for the whole call, retries and their waits included, so a middleware that waits (or starts

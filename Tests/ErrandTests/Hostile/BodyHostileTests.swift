@@ -36,7 +36,7 @@ import Testing
     case .cancel: body.cancel()
     case .collect: collecting = Task { try await body.collect() }
     }
-    let ran = await returnsInTime(seconds: 30) {
+    let ran = await returnsInTime(seconds: 60) {
       for await _ in drained.stream {}
       return true
     }
@@ -72,7 +72,7 @@ import Testing
         writer.finish()
       }
       writing.start()
-      let ended = await returnsInTime(seconds: 30) {
+      let ended = await returnsInTime(seconds: 60) {
         _ = await first.value
         _ = await second.value
         return true
@@ -118,7 +118,7 @@ import Testing
         }
       }
       ending.start()
-      let woke = await returnsInTime(seconds: 30) {
+      let woke = await returnsInTime(seconds: 60) {
         _ = await reader.value
         return true
       }

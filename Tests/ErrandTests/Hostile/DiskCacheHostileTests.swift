@@ -133,7 +133,7 @@ import Testing
       try Self.plant(odd, cacheFolder: cacheFolder, outside: outside)
       // Every step under a hang guard: a pipe opened for reading would block for ever.
       let answered = Locked<HTTPResponse??>(nil)
-      let finished = await returnsInTime(seconds: 30) {
+      let finished = await returnsInTime(seconds: 60) {
         do {
           switch operation {
           case .lookup:
@@ -209,7 +209,7 @@ import Testing
       } else {
         try Data("mine".utf8).write(to: file)
       }
-      let finished = await returnsInTime(seconds: 30) {
+      let finished = await returnsInTime(seconds: 60) {
         let cache = HTTPCache(memoryBudget: 0, directory: file)
         let sent = try? await DiskCacheFiles.get(cache).sent
         let stored = try? await DiskCacheFiles.cached(cache)
@@ -243,7 +243,7 @@ import Testing
             headers: ["Cache-Control": "max-age=600"])
         })
       let clients = caches.map { DiskCacheFiles.client($0, stub) }
-      let finished = await returnsInTime(seconds: 30) {
+      let finished = await returnsInTime(seconds: 60) {
         await withTaskGroup(of: Void.self) { group in
           for worker in 0..<8 {
             group.addTask {

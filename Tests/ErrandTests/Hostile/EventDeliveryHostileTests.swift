@@ -31,7 +31,7 @@ import Testing
     let client = Self.client([listener])
     listener.client.withLock { $0 = client }
     #expect(try await client.send(Self.dogs) == ["Rex"])
-    let heard = await returnsInTime(seconds: 30) {
+    let heard = await returnsInTime(seconds: 60) {
       let names = await listener.recording.prefix(10).reduce(into: []) { $0.append($1) }
       return names == Self.oneCall + Self.oneCall
     }
@@ -116,7 +116,7 @@ import Testing
     }
     let events = await heard.prefix(15).reduce(0) { count, _ in count + 1 }
     #expect(events == 15)
-    let released = await returnsInTime(seconds: 30) {
+    let released = await returnsInTime(seconds: 60) {
       var iterator = gone.makeAsyncIterator()
       return await iterator.next() != nil
     }

@@ -113,7 +113,7 @@ import Testing
       state in states.withLock { $0.append("\(state)".prefix(while: { $0 != "(" }).description) }
     }
     let outcome = Locked<Result<Int, any Error>?>(nil)
-    let ended = await returnsInTime(seconds: 30) {
+    let ended = await returnsInTime(seconds: 60) {
       let result = await Task { try await events.reduce(0) { count, _ in count + 1 } }.result
       outcome.withLock { $0 = result }
       return true

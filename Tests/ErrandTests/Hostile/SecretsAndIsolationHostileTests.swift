@@ -172,7 +172,7 @@ import Testing
     #expect(!reports.isEmpty)
     #expect(reports.allSatisfy { $0.expectedBytes == 1000 }, "heard \(reports)")
     let collected = Locked<[CallEvent]>([])
-    let heardBoth = await returnsInTime(seconds: 30) {
+    let heardBoth = await returnsInTime(seconds: 60) {
       while Set(collected.withLock { $0 }.filter { $0.kind.name == "callEnded" }.map(\.callID))
         .count < 2
       {

@@ -25,7 +25,7 @@ final class Connection {
   }
 
   /// The longest the server waits for a client to send its request.
-  private static let readTimeout: Duration = .seconds(30)
+  private static let readTimeout: Duration = .seconds(120)
 
   func run() {
     defer { release() }

@@ -125,7 +125,8 @@ import Testing
       }
       return attempt == 1
         ? ScriptedResponse(
-          status: 503, body: patternBytes(2_000_000), chunkSize: 10_000, delayMidBody: .seconds(100))
+          status: 503, body: patternBytes(2_000_000), chunkSize: 10_000, delayMidBody: .seconds(100)
+        )
         : .text("fresh")
     }
     defer { server.stop() }

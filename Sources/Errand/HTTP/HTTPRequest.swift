@@ -67,13 +67,13 @@ public struct HTTPRequest: Sendable, Hashable {
 }
 
 extension HTTPRequest: CustomStringConvertible {
-  /// The method and URL, for example `GET https://api.example.com/v1/dogs`, with a password and
-  /// secret query values (see ``redaction``) hidden.
+  /// The method and URL, for example `GET https://api.example.com/v1/dogs`, with the URL's user
+  /// info (user name and password) and secret query values (see ``redaction``) hidden.
   public var description: String { "\(method) \(redaction.redact(url))" }
 }
 
 extension URL {
-  /// The URL as text with its password and secret query values hidden.
+  /// The URL as text with its user info and secret query values hidden.
   var redactedString: String {
     Redaction.default.redact(self)
   }

@@ -135,9 +135,13 @@ import Testing
         for try await _ in events { count += 1 }
         return count
       }
-      for _ in 0..<3 {
+      // Each connection reaches the server, then the stream waits (its backoff, on the clock)
+      // before the next: three connections, then stop reading.
+      for connection in 1...3 {
+        _ = try await stub.nextRequest()
+        guard connection < 3 else { break }
         try #require(await clock.waitForSleepers(1))
-        await clock.advance(by: .seconds(60))
+        await clock.advance(by: .seconds(3600))
       }
       reading.cancel()
       _ = try? await reading.value

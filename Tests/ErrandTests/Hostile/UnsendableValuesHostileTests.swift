@@ -135,14 +135,12 @@ import Testing
         for try await _ in events { count += 1 }
         return count
       }
-      // Each connection reaches the server, then the stream waits (its backoff, on the clock)
-      // before the next: three connections, then stop reading.
-      for connection in 1...3 {
-        _ = try await stub.nextRequest()
-        guard connection < 3 else { break }
-        try #require(await clock.waitForSleepers(1))
-        await clock.advance(by: .seconds(3600))
-      }
+      // The first connection reaches the server, the stream waits (on the clock), and the
+      // reconnection reaches the server too (a cached stream answered it from the store).
+      _ = try await stub.nextRequest()
+      try #require(await clock.waitForSleepers(1))
+      await clock.advance(by: .seconds(3600))
+      _ = try await stub.nextRequest()
       reading.cancel()
       _ = try? await reading.value
     } else {
@@ -151,7 +149,7 @@ import Testing
       }
     }
     let sent = await stub.requests
-    #expect(sent.count >= 3, "every connection reaches the server")
+    #expect(sent.count >= (reconnecting ? 2 : 3), "every connection reaches the server")
     #expect(sent.dropFirst().allSatisfy { $0.headers["If-None-Match"] == nil })
   }
 }

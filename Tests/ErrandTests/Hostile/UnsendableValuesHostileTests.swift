@@ -125,8 +125,10 @@ import Testing
     }
     let client = APIClient(
       baseURL: base, transport: stub,
+      // No timeout: the only task that sleeps on the clock is the stream's wait to reconnect
+      // (a read's idle timeout would be another, which a slow run may see first).
       configuration: APIClient.Configuration(
-        middleware: [CachingMiddleware(cache: HTTPCache())], clock: clock))
+        timeout: nil, middleware: [CachingMiddleware(cache: HTTPCache())], clock: clock))
     let feed = Endpoint<Data>(path: "feed", decoding: .data)
     if reconnecting {
       let events = client.events(feed, reconnect: .default)

@@ -147,19 +147,6 @@ import Testing
     #expect(server.requests.isEmpty)
   }
 
-  /// A middleware that writes a header of its own, as a signing or tracing middleware does.
-  struct AddsHeader: Middleware {
-    let name: String
-    let value: String
-    func intercept(
-      _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
-    ) async throws -> HTTPResponse {
-      var request = request
-      request.headers[name] = value
-      return try await next(request)
-    }
-  }
-
   @Test(
     arguments: TransportKind.allCases,
     [("X-Signature", "a\r\nX-Injected: 1"), ("Content-Length", "0")])
@@ -169,7 +156,7 @@ import Testing
     let client = kind.client(
       server.baseURL,
       configuration: APIClient.Configuration(middleware: [
-        AddsHeader(name: header.0, value: header.1)
+        SetsHeader(name: header.0, value: header.1)
       ]))
     let error = await #expect(throws: APIError.self) {
       try await client.send(

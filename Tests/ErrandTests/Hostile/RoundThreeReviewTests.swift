@@ -19,19 +19,6 @@ enum RoundThree {
     func refreshToken() async throws -> String { refreshed ?? current }
   }
 
-  /// A middleware of the app's own that sets a header (an API key, say).
-  struct SetHeader: Middleware {
-    let name: String
-    let value: String
-    func intercept(
-      _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
-    ) async throws -> HTTPResponse {
-      var request = request
-      request.headers[name] = value
-      return try await next(request)
-    }
-  }
-
   /// A middleware of the app's own that puts a token in the query.
   struct QueryToken: Middleware {
     let token: String
@@ -172,7 +159,7 @@ enum RoundThree {
       APIClient(
         baseURL: base, transport: server,
         configuration: APIClient.Configuration(middleware: [
-          CachingMiddleware(cache: cache), R.SetHeader(name: "X-API-Key", value: key),
+          CachingMiddleware(cache: cache), SetsHeader(name: "X-API-Key", value: key),
         ]))
     }
     let endpoint = Endpoint<Data>(path: "data", decoding: .data)
@@ -769,7 +756,7 @@ enum RoundThree {
         middleware: [
           CachingMiddleware(cache: HTTPCache()),
           BearerAuthenticationMiddleware(provider: R.Tokens(current: "tok-SECRET")),
-          R.SetHeader(name: "X-Request-Signature", value: "sig-SECRET"),
+          SetsHeader(name: "X-Request-Signature", value: "sig-SECRET"),
         ]))
     var pages = 0
     for try await _ in client.pages(

@@ -104,8 +104,11 @@ struct ServerSentEventParser {
   /// The stream's reconnection time: the last valid `retry` field read, in any block.
   private(set) var reconnectionTime: Duration?
 
-  init(maximumLength: Int = .max) {
+  /// A parser whose last event ID buffer starts as `lastEventID`: a reconnection's, so that
+  /// its events carry the ID the stream had until the server sends another.
+  init(maximumLength: Int = .max, lastEventID: String = "") {
     self.maximumLength = maximumLength
+    self.lastEventID = lastEventID
     splitter = LineSplitter(
       endsAtLoneCarriageReturn: true, maximumLength: maximumLength, unit: .event)
   }
@@ -214,16 +217,30 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
   /// The stream the events are read from: its head, and ``ResponseStream/cancel()`` to stop.
   public let stream: ResponseStream
+  /// The longest event, and the longest line, the events hold before reading throws
+  /// ``LineTooLongError``: the client's ``APIClient/Configuration/maximumEventSize``.
+  public let maximumEventSize: Int
   /// What the stream's fields have set so far, shared with the iterator that reads them.
-  private let state = Locked(State())
+  private let state: Locked<State>
+  /// The last event ID buffer the stream started with.
+  private let initialLastEventID: String
 
   struct State {
     var reconnectionTime: Duration?
     var lastEventID = ""
   }
 
-  init(stream: ResponseStream) {
+  /// The events of `stream`, each at most `maximumEventSize` bytes, with the last event ID
+  /// buffer starting as `lastEventID` (a reconnection's: the ID the stream had before).
+  init(
+    stream: ResponseStream,
+    maximumEventSize: Int = APIClient.Configuration.defaultBufferedResponseLimit,
+    lastEventID: String = ""
+  ) {
     self.stream = stream
+    self.maximumEventSize = maximumEventSize
+    initialLastEventID = lastEventID
+    state = Locked(State(lastEventID: lastEventID))
   }
 
   /// The stream's reconnection time so far: the last valid `retry` field read, whether or not an
@@ -235,9 +252,14 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
   /// The stream's last event ID so far, which a reconnecting client sends as `Last-Event-ID`:
   /// set by every `id` field (an empty one clears it), with or without an event after it; `nil`
-  /// while it is empty.
+  /// while it is empty. A reconnection's stream starts with the ID the stream had before.
   public var lastEventID: String? {
     state.withLock { $0.lastEventID.isEmpty ? nil : $0.lastEventID }
+  }
+
+  /// The last event ID buffer as it is, empty once an `id` field cleared it.
+  var lastEventIDBuffer: String {
+    state.withLock { $0.lastEventID }
   }
 
   /// Reads the events in order.
@@ -250,7 +272,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     /// The next event, or `nil` when the stream ends.
     /// - Returns: The event.
     /// - Throws: ``APIError``, as the stream does; ``APIError/transport(_:)`` with a
-    ///   ``LineTooLongError`` for an event longer than ``ResponseStream/maximumLineLength``.
+    ///   ``LineTooLongError`` for an event (or a line) longer than
+    ///   ``ServerSentEvents/maximumEventSize``.
     public mutating func next() async throws -> ServerSentEvent? {
       while ready.isEmpty {
         guard let chunk = try await chunks.next() else {
@@ -278,6 +301,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
   public func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(
       chunks: stream.makeAsyncIterator(),
-      parser: ServerSentEventParser(maximumLength: stream.maximumLineLength), state: state)
+      parser: ServerSentEventParser(
+        maximumLength: maximumEventSize, lastEventID: initialLastEventID), state: state)
   }
 }

@@ -210,6 +210,44 @@ import Testing
     #expect(driver.announcedWaits.isEmpty)
   }
 
+  /// A followed redirect's stream is read; each reconnection starts again from the endpoint's
+  /// URL, with the last event ID.
+  @Test(arguments: EventStreamPath.allCases)
+  func aFollowedRedirectIsReadAndReconnectionStartsOver(path: EventStreamPath) async throws {
+    let driver = ReconnectDriver()
+    let feed = try await path.feed(configuration: driver.configuration) { request, index in
+      switch (request.path, index) {
+      case ("/feed", 0): FeedAnswer(status: 307, headers: [("Location", "/moved")])
+      case ("/moved", _): .events("id: 1\ndata: a\n\n")
+      default: .noContent
+      }
+    }
+    defer { feed.stop() }
+    let outcome = await Self.read(
+      feed.client.events(Self.endpoint, reconnect: .default, onState: driver.onState))
+    #expect(outcome.error == nil)
+    #expect(outcome.events.map(\.data) == ["a"])
+    #expect(feed.requests.map(\.path) == ["/feed", "/moved", "/feed"])
+    #expect(feed.requests.map { $0.headers["Last-Event-ID"] } == [nil, nil, "1"])
+  }
+
+  // MARK: retry (§9.2.6)
+
+  /// The server's `retry` is the wait before the next connection, on every path.
+  @Test(arguments: EventStreamPath.allCases)
+  func theServersRetryIsTheWait(path: EventStreamPath) async throws {
+    let driver = ReconnectDriver()
+    let feed = try await path.feed(configuration: driver.configuration) { _, index in
+      index == 0 ? .events("retry: 4500\ndata: a\n\n") : .noContent
+    }
+    defer { feed.stop() }
+    let outcome = await Self.read(
+      feed.client.events(Self.endpoint, reconnect: .default, onState: driver.onState))
+    #expect(outcome.error == nil)
+    #expect(driver.announcedWaits == [.milliseconds(4500)])
+    #expect(driver.states == ["connected", "reconnecting", "closed"])
+  }
+
   // MARK: Event size
 
   /// A 10 MiB event (a feature-flag service's whole flag set) is read under the defaults.

@@ -20,6 +20,8 @@ struct FeedAnswer: Sendable {
   var body = Data()
   /// After the body, the answer neither ends nor sends more, until the client lets go.
   var stalls = false
+  /// The connection is lost before the head: nothing else of the answer is sent.
+  var dropsBeforeTheHead = false
 
   /// An event stream whose body is `wire`.
   static func events(_ wire: String, stalls: Bool = false) -> FeedAnswer {
@@ -29,9 +31,13 @@ struct FeedAnswer: Sendable {
   /// `204 No Content`: the end of a reconnecting stream.
   static let noContent = FeedAnswer(status: 204, headers: [])
 
+  /// The connection is lost before the head.
+  static let dropped = FeedAnswer(dropsBeforeTheHead: true)
+
   /// The answer as a loopback server sends it. A stalled one sends its body, then a comment
   /// of the same length after an hour's wait that the client never sees through.
   var scripted: ScriptedResponse {
+    if dropsBeforeTheHead { return ScriptedResponse(ending: .closeWithoutResponse) }
     guard stalls else { return ScriptedResponse(status: status, headers: headers, body: body) }
     let comment = Data((":" + String(repeating: "x", count: max(0, body.count - 2)) + "\n").utf8)
     return ScriptedResponse(
@@ -40,6 +46,7 @@ struct FeedAnswer: Sendable {
 
   /// The answer as a stub gives it.
   var stubbed: StubResponse {
+    if dropsBeforeTheHead { return .connectionLost }
     let fields = HTTPHeaders(headers.map { HTTPHeaders.Field(name: $0.0, value: $0.1) })
     if stalls {
       return .stalledAfterHeaders(body: body, status: status, headers: fields)
@@ -99,6 +106,62 @@ enum EventStreamPath: Sendable, CaseIterable, CustomTestStringConvertible {
       return Feed(
         client: transport.client(server.baseURL, configuration: configuration), seen: seen,
         stop: server.stop)
+    }
+  }
+}
+
+extension EventStreamPath {
+  /// Two feeds at two origins on this path: the client's, which answers the `n`th request it
+  /// sees (from 0) with `answer(request, n, other)`, where `other` is the base URL of the second
+  /// origin; and the second, which answers every request with `otherAnswer`.
+  func feeds(
+    configuration: APIClient.Configuration,
+    answer: @escaping @Sendable (SeenRequest, Int, URL) -> FeedAnswer,
+    otherAnswer: FeedAnswer
+  ) async throws -> (feed: Feed, other: Locked<[SeenRequest]>) {
+    let other = Locked<[SeenRequest]>([])
+    switch self {
+    case .stub:
+      let otherURL = URL(string: "http://other.test")!
+      let seen = Locked<[SeenRequest]>([])
+      let stub = StubTransport(followsRedirects: true)
+      let route = StubResponse.handler { request, _ in
+        let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        let seenRequest = SeenRequest(
+          path: request.url.path, query: components?.percentEncodedQuery, headers: request.headers)
+        guard request.url.host != otherURL.host else {
+          other.withLock { $0.append(seenRequest) }
+          return otherAnswer.stubbed
+        }
+        let index = seen.withLock { seen in
+          seen.append(seenRequest)
+          return seen.count - 1
+        }
+        return answer(seenRequest, index, otherURL).stubbed
+      }
+      await stub.on(.any, route)
+      let client = APIClient(
+        baseURL: URL(string: "http://feed.test")!, transport: stub, configuration: configuration)
+      return (Feed(client: client, seen: seen, stop: {}), other)
+    case .socket:
+      let server = try LoopbackServer { request in
+        let parts = request.target.split(separator: "?", maxSplits: 1)
+        other.withLock {
+          $0.append(
+            SeenRequest(
+              path: request.path, query: parts.count == 2 ? String(parts[1]) : nil,
+              headers: request.headers))
+        }
+        return otherAnswer.scripted
+      }
+      let feed = try await feed(configuration: configuration) { request, index in
+        answer(request, index, server.baseURL)
+      }
+      let stop = { @Sendable in
+        feed.stop()
+        server.stop()
+      }
+      return (Feed(client: feed.client, seen: feed.seen, stop: stop), other)
     }
   }
 }

@@ -65,7 +65,7 @@ extension APIClient {
     /// The default ``maximumLineLength``: 1 MiB.
     public static let defaultMaximumLineLength = 1_048_576
 
-    /// The longest Server-Sent Event (its data, and each line of it) that
+    /// The longest Server-Sent Event (its data, type and ID together, and each line of it) that
     /// ``APIClient/events(_:)`` and ``APIClient/events(_:reconnect:onState:)`` hold, in bytes,
     /// before reading throws ``LineTooLongError`` and ends the stream.
     ///

@@ -20,7 +20,8 @@ extension APIClient {
   /// starting ID: sent on the first request, and on every reconnection until the server sends an
   /// `id`. The last event ID is the stream's, kept across connections: a connection without an
   /// `id` field goes on with the one before (its events carry it, and the next reconnection sends
-  /// it), and an empty `id` clears it.
+  /// it), and an empty `id` clears it. An `id` counts once its block ends (its blank line): the
+  /// `id` of an event the connection cut off is not sent, so that the server sends it again.
   ///
   /// A `204 No Content` ends the stream. As the standard says, any other status but `200`
   /// (another 2xx included), an answer that is not `text/event-stream`, or a redirect refused,
@@ -61,7 +62,9 @@ extension APIClient {
   ///   - policy: When and how often to reconnect, and whether a body is sent again.
   ///   - onState: Called, on the reading task, as the stream connects, waits and ends.
   ///   - endpoint: Makes the request for each connection, from its number and the stream's last
-  ///     event ID; what it throws ends the stream, as ``APIError``.
+  ///     event ID, on the reading task (cancelling the loop cancels it). A lost connection or a
+  ///     timeout it throws (an ``APIError`` of a call it made itself) is a failed connection,
+  ///     waited for and tried again; anything else it throws ends the stream, as ``APIError``.
   /// - Returns: The events; nothing is sent until the first is asked for.
   public nonisolated func events<Value>(
     reconnect policy: ReconnectPolicy, onState: (@Sendable (ConnectionState) -> Void)? = nil,

@@ -54,8 +54,9 @@ public struct LineTooLongError: Error, LocalizedError, Hashable {
         "ResponseStream.maximumLineLength (or APIClient.Configuration.maximumLineLength)"
       case .event: "APIClient.Configuration.maximumEventSize"
       }
-    return "a \(unit.rawValue) of the stream grew past \(limit) bytes without ending; set "
-      + setting + " to read longer ones."
+    let what = unit == .event ? "an event" : "a line"
+    return "\(what) of the stream grew past \(limit) bytes without ending; set " + setting
+      + " to read longer ones."
   }
 }
 

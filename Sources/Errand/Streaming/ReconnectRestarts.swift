@@ -21,12 +21,35 @@ final class ReconnectRestarts: Sendable {
     state.withLock { $0.generation }
   }
 
-  /// A number for a new loop reading the stream.
-  func newReader() -> Int {
-    state.withLock { state in
+  /// How many open connections and waits are registered: none once no loop is reading.
+  var registered: (connections: Int, waits: Int) {
+    state.withLock { ($0.open.count, $0.waiters.count) }
+  }
+
+  /// A loop reading the stream, by number. When the last copy of its iterator goes away (the
+  /// loop ended, or was left with `break` or a throw), its connection is forgotten: a stream
+  /// read by many loops over its life registers none of theirs for ever.
+  final class Reader: Sendable {
+    let number: Int
+    private let restarts: ReconnectRestarts
+
+    fileprivate init(number: Int, restarts: ReconnectRestarts) {
+      self.number = number
+      self.restarts = restarts
+    }
+
+    deinit {
+      restarts.leave(reader: number)
+    }
+  }
+
+  /// A new loop reading the stream.
+  func newReader() -> Reader {
+    let number = state.withLock { state in
       defer { state.nextReader += 1 }
       return state.nextReader
     }
+    return Reader(number: number, restarts: self)
   }
 
   /// Record `stream` as `reader`'s open connection, unless a restart came after `generation`.

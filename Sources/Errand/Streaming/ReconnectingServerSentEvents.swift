@@ -5,10 +5,10 @@ import Foundation
 public struct ReconnectAttempt: Sendable, Hashable {
   /// Which connection this is, from 1 for the first.
   public var connection: Int
-  /// The stream's last event ID: the last `id` the server sent (on any connection), else the
-  /// `Last-Event-ID` the first endpoint carried; `nil` while there is none, or once the server
-  /// cleared it with an empty `id`. Errand sends it as `Last-Event-ID`; a service that wants a
-  /// cursor in the query instead reads it here.
+  /// The stream's last event ID: the last `id` the server sent in a block that ended (on any
+  /// connection), else the `Last-Event-ID` the first endpoint carried; `nil` while there is none,
+  /// or once the server cleared it with an empty `id`. Errand sends it as `Last-Event-ID`; a
+  /// service that wants a cursor in the query instead reads it here.
   public var lastEventID: String?
 
   /// Describe a connection.
@@ -43,8 +43,10 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
   /// End the connection now and open the next one at once: with the stream's last event ID (and,
   /// for ``APIClient/events(reconnect:onState:endpoint:)``, a request made anew), without
   /// waiting, and without counting the connection ended here as a failure. A stream that is
-  /// waiting to reconnect stops waiting. Events already read from the ended connection are still
-  /// delivered; a stream that has ended, or whose loop has not started, is not affected.
+  /// waiting to reconnect stops waiting; a request being made (in the endpoint closure) when the
+  /// restart comes is not sent. Events already read from the ended connection are still
+  /// delivered; a stream that has ended, or whose loop has not started, is not affected. Every
+  /// loop reading the stream restarts.
   ///
   /// ```swift
   /// let feed = client.events(reconnect: .default) { _ in
@@ -60,12 +62,12 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
   /// Reads the events of one connection after another.
   public struct AsyncIterator: AsyncIteratorProtocol {
     let sequence: ReconnectingServerSentEvents
-    /// Identifies this loop to ``ReconnectRestarts``.
-    let reader: Int
+    /// Identifies this loop to ``ReconnectRestarts``, and lets its connection go with the loop.
+    let reader: ReconnectRestarts.Reader
     var events: ServerSentEvents?
     var iterator: ServerSentEvents.AsyncIterator?
-    /// The last event ID buffer, kept across connections as the standard says: `nil` until the
-    /// first endpoint or the server sets it, empty once the server cleared it.
+    /// The last event ID, kept across connections as the standard says: `nil` until the first
+    /// endpoint or the server sets it, empty once the server cleared it.
     var lastEventID: String?
     var reconnectionTime: Duration?
     /// Whether the last request made had a body.
@@ -89,7 +91,8 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     /// - Throws: ``APIError``: the status or decoding error of an answer that is not an event
     ///   stream, `.transport` with a ``ReconnectionError`` once too many attempts failed (or the
     ///   error that ended a connection, for a request with a body that is not sent again), what
-    ///   the endpoint closure threw, and `.cancelled` as soon as the task is cancelled.
+    ///   the endpoint closure threw (unless it is a lost connection or a timeout, which is
+    ///   tried again), and `.cancelled` as soon as the task is cancelled.
     public mutating func next() async throws -> ServerSentEvent? {
       while !ended {
         guard iterator != nil else {
@@ -136,6 +139,8 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
           ReconnectAttempt(
             connection: connections, lastEventID: lastEventID.flatMap { $0.isEmpty ? nil : $0 }))
         hasBody = connection.hasBody
+        // Restarted while the request was made: it is stale (its cursor, say), so it is not sent.
+        guard sequence.restarts.generation == generation else { return }
         opened = try await connection.open(lastEventID)
       } catch let error as APIError where Self.reconnectsAfter(error) {
         return try await connectionEnded(error)
@@ -161,7 +166,8 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
         opened.stream.cancel()
         try fail(APIError.decoding(NotAnEventStream(contentType: type), response))
       }
-      guard sequence.restarts.adopt(opened.stream, reader: reader, generation: generation) else {
+      guard sequence.restarts.adopt(opened.stream, reader: reader.number, generation: generation)
+      else {
         // Restarted while connecting: this answer is for the request from before.
         opened.stream.cancel()
         return
@@ -184,11 +190,11 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     /// it when it has not ended.
     private mutating func closeConnection(cancelling: Bool = false) {
       if let events {
-        lastEventID = events.lastEventIDBuffer
+        lastEventID = events.lastEventIDString
         reconnectionTime = events.reconnectionTime ?? reconnectionTime
         if cancelling { events.stream.cancel() }
       }
-      sequence.restarts.leave(reader: reader)
+      sequence.restarts.leave(reader: reader.number)
       events = nil
       iterator = nil
       openFor = nil
@@ -235,7 +241,7 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     private mutating func fail(_ error: any Error) throws -> Never {
       ended = true
       events?.stream.cancel()
-      sequence.restarts.leave(reader: reader)
+      sequence.restarts.leave(reader: reader.number)
       events = nil
       iterator = nil
       let failure = error as? APIError ?? APIError(transportError: error, request: nil)

@@ -104,6 +104,28 @@ import Testing
     #expect(outcome.events.map(\.data) == ["x"])
   }
 
+  /// A reconnection's answer is processed as the first one was (§9.2.3, "reestablish the
+  /// connection", step 5): a status other than 200, or another type, fails the stream for good.
+  @Test(arguments: [500, 201, 200], EventStreamPath.allCases)
+  func aReconnectionThatGetsNoStreamFailsWithoutReconnecting(status: Int, path: EventStreamPath)
+    async throws
+  {
+    let driver = ReconnectDriver()
+    let feed = try await path.feed(configuration: driver.configuration) { _, index in
+      guard index > 0 else { return .events("data: a\n\n") }
+      let type = status == 200 ? "application/json" : "text/event-stream"
+      return FeedAnswer(status: status, headers: [("Content-Type", type)], body: Data("{}".utf8))
+    }
+    defer { feed.stop() }
+    let outcome = await Self.read(
+      feed.client.events(Self.endpoint, reconnect: .default, onState: driver.onState))
+    #expect(outcome.events.map(\.data) == ["a"])
+    let error = try #require(outcome.error)
+    #expect(error.kind == (status == 200 ? .decoding : .unacceptableStatus))
+    #expect(feed.requests.count == 2)
+    #expect(driver.states == ["connected", "reconnecting", "failed"])
+  }
+
   // MARK: Request headers (§9.2.3)
 
   /// Every request asks for an event stream and for no cached answer, unless the endpoint says

@@ -185,7 +185,7 @@
         failure = URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
         return false
       }
-      isRedirect = RedirectPolicy.followedStatuses.contains(status) && fields["Location"] != nil
+      isRedirect = RedirectPolicy.location(toFollow: status, fields) != nil
       guard !isRedirect else { return true }
       let (stream, writer) = HTTPBody.makeStream(
         expectedLength: lengths.first.flatMap { Int($0) }, limit: limit

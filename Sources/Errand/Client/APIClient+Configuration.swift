@@ -57,13 +57,30 @@ extension APIClient {
     public var failureDecoding: FailureDecoding?
 
     /// The longest line a streamed call's ``ResponseStream/lines`` or ``APIClient/jsonLines(_:)``
-    /// holds, and the longest event ``APIClient/events(_:)`` holds, in bytes, before it throws
-    /// ``LineTooLongError``: ``defaultMaximumLineLength`` (1 MiB) unless changed. A stream's total
-    /// length is not limited by it; see ``maximumResponseSize``.
+    /// holds, in bytes, before it throws ``LineTooLongError``: ``defaultMaximumLineLength``
+    /// (1 MiB) unless changed. A stream's total length is not limited by it; see
+    /// ``maximumResponseSize``. Server-Sent Events have their own limit, ``maximumEventSize``.
     public var maximumLineLength: Int = Configuration.defaultMaximumLineLength
 
     /// The default ``maximumLineLength``: 1 MiB.
     public static let defaultMaximumLineLength = 1_048_576
+
+    /// The longest Server-Sent Event (its data, type and ID together, and each line of it) that
+    /// ``APIClient/events(_:)`` and ``APIClient/events(_:reconnect:onState:)`` hold, in bytes,
+    /// before reading throws ``LineTooLongError`` and ends the stream.
+    ///
+    /// An event is held in memory whole until the blank line that ends it, as a collected body
+    /// is, so `nil` (the default) bounds it as a collected body: by ``maximumResponseSize`` when
+    /// set, else by ``defaultBufferedResponseLimit`` (100 MB). Real feeds send large events (a
+    /// feature-flag service may send its whole flag set as one); while one is read, memory holds
+    /// it about twice (the line, and the data built from it). Set a smaller limit for a feed whose
+    /// events are known to be small.
+    public var maximumEventSize: Int?
+
+    /// The most bytes one event may hold: ``maximumEventSize``, else the collected-body limit.
+    var eventSizeLimit: Int {
+      max(1, maximumEventSize ?? maximumResponseSize ?? Self.defaultBufferedResponseLimit)
+    }
 
     /// Which headers, query parameters and body fields are secret; ``Redaction/default`` unless
     /// changed. It decides what is hidden wherever Errand prints a request, a response or an

@@ -15,31 +15,73 @@ extension APIClient {
   /// }
   /// ```
   ///
-  /// A `204 No Content` ends the stream; a status other than 2xx, an answer that is not
-  /// `text/event-stream`, or a redirect refused or going round in a loop, fails it with
-  /// ``APIError`` and no reconnection. Every wait is between ``ReconnectPolicy/minimumDelay``
+  /// Every request sends `Accept: text/event-stream` and `Cache-Control: no-cache` unless the
+  /// endpoint sets them. The endpoint's own `Last-Event-ID`, if it has one, is the stream's
+  /// starting ID: sent on the first request, and on every reconnection until the server sends an
+  /// `id`. The last event ID is the stream's, kept across connections: a connection without an
+  /// `id` field goes on with the one before (its events carry it, and the next reconnection sends
+  /// it), and an empty `id` clears it. An `id` counts once its block ends (its blank line): the
+  /// `id` of an event the connection cut off is not sent, so that the server sends it again.
+  ///
+  /// A `204 No Content` ends the stream. As the standard says, any other status but `200`
+  /// (another 2xx included), an answer that is not `text/event-stream`, or a redirect refused,
+  /// going round in a loop or without a `Location`, fails it with ``APIError`` and no
+  /// reconnection. Every wait is between ``ReconnectPolicy/minimumDelay``
   /// (half a second, whatever the server's `retry`) and the policy's maximum, and doubles while
   /// connections fail or end soon after they open (see ``ReconnectPolicy``). Waits run on the
   /// client's clock, so a `TestClock` drives them in tests. Each connection goes through the
   /// middleware, so a token refresh works on reconnects, and the call's timeout bounds each wait
   /// for the next event, as in ``events(_:)``.
   /// - Parameters:
-  ///   - endpoint: What to call; its `Accept` is `text/event-stream` unless it sets one.
+  ///   - endpoint: What to call; its `Accept` is `text/event-stream` unless it sets one, and its
+  ///     `Last-Event-ID`, if any, the stream's starting ID.
   ///   - policy: When and how often to reconnect, and whether a body is sent again.
   ///   - onState: Called, on the reading task, as the stream connects, waits and ends.
-  /// - Returns: The events; nothing is sent until the first is asked for.
+  /// - Returns: The events; nothing is sent until the first is asked for. Their
+  ///   ``ReconnectingServerSentEvents/restart()`` reconnects at once.
   public nonisolated func events<Value>(
     _ endpoint: Endpoint<Value>, reconnect policy: ReconnectPolicy,
     onState: (@Sendable (ConnectionState) -> Void)? = nil
   ) -> ReconnectingServerSentEvents {
+    events(reconnect: policy, onState: onState) { _ in endpoint }
+  }
+
+  /// Read a Server-Sent Events stream that reconnects, with a request made for each connection:
+  /// for a service that wants its cursor in the query rather than in `Last-Event-ID`, a token
+  /// the app renews itself, or a stream the app moves elsewhere. Everything else is as
+  /// ``events(_:reconnect:onState:)`` says; `Last-Event-ID` is still sent when the stream has an
+  /// ID.
+  ///
+  /// ```swift
+  /// let feed = client.events(reconnect: .default) { attempt in
+  ///   Endpoint<Data>(path: "changes", query: [URLQueryItem(name: "since", value: attempt.lastEventID ?? "0")])
+  /// }
+  /// for try await change in feed { apply(change) }
+  /// ```
+  /// - Parameters:
+  ///   - policy: When and how often to reconnect, and whether a body is sent again.
+  ///   - onState: Called, on the reading task, as the stream connects, waits and ends.
+  ///   - endpoint: Makes the request for each connection, from its number and the stream's last
+  ///     event ID, on the reading task (cancelling the loop cancels it). A lost connection or a
+  ///     timeout it throws (an ``APIError`` of a call it made itself) is a failed connection,
+  ///     waited for and tried again; anything else it throws ends the stream, as ``APIError``.
+  /// - Returns: The events; nothing is sent until the first is asked for.
+  public nonisolated func events<Value>(
+    reconnect policy: ReconnectPolicy, onState: (@Sendable (ConnectionState) -> Void)? = nil,
+    endpoint: @escaping @Sendable (ReconnectAttempt) async throws -> Endpoint<Value>
+  ) -> ReconnectingServerSentEvents {
     ReconnectingServerSentEvents(
-      connect: { [self] lastEventID in
-        var next = endpoint
-        // An ID that cannot be sent as a header (a control character in it) is left out, rather
-        // than fail every reconnection.
-        next.headers["Last-Event-ID"] = lastEventID.flatMap { HTTPHeaders.canSend($0) ? $0 : nil }
-        return try await events(next)
-      }, policy: policy, hasBody: endpoint.body != nil, clock: configuration.clock,
-      onState: onState)
+      prepare: { [self] attempt in
+        let made = try await endpoint(attempt)
+        return ReconnectingServerSentEvents.Connection(hasBody: made.body != nil) { buffer in
+          var next = made
+          // The stream's ID, once it has one (an empty one clears it); until then the endpoint's.
+          let id = buffer ?? next.headers["Last-Event-ID"] ?? ""
+          // An ID that cannot be sent as a header (a control character in it) is left out,
+          // rather than fail every reconnection.
+          next.headers["Last-Event-ID"] = id.isEmpty || !HTTPHeaders.canSend(id) ? nil : id
+          return try await self.events(next, lastEventID: id)
+        }
+      }, policy: policy, clock: configuration.clock, onState: onState)
   }
 }

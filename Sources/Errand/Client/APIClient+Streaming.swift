@@ -92,7 +92,9 @@ extension ResponseStream {
 
 extension APIClient {
   /// Read a Server-Sent Events stream: ``stream(_:)``, parsed into events as they arrive. Sends
-  /// `Accept: text/event-stream` unless the endpoint sets `Accept`.
+  /// `Accept: text/event-stream` and `Cache-Control: no-cache` unless the endpoint sets them
+  /// (as `EventSource` does: no cache between the app and the server may answer with a stored
+  /// copy). Each event is at most ``Configuration/maximumEventSize`` bytes.
   ///
   /// ```swift
   /// for try await event in try await client.events(Endpoint<Data>(path: "sse", decoding: .data)) {
@@ -105,11 +107,23 @@ extension APIClient {
   public nonisolated func events<Value>(_ endpoint: Endpoint<Value>) async throws
     -> ServerSentEvents
   {
+    try await events(endpoint, lastEventID: "")
+  }
+
+  /// ``events(_:)``, with the last event ID buffer starting as `lastEventID`.
+  nonisolated func events<Value>(_ endpoint: Endpoint<Value>, lastEventID: String) async throws
+    -> ServerSentEvents
+  {
     var endpoint = endpoint
     if endpoint.headers["Accept"] == nil {
       endpoint.headers["Accept"] = "text/event-stream"
     }
-    return ServerSentEvents(stream: try await stream(endpoint))
+    if endpoint.headers["Cache-Control"] == nil {
+      endpoint.headers["Cache-Control"] = "no-cache"
+    }
+    return ServerSentEvents(
+      stream: try await stream(endpoint), maximumEventSize: configuration.eventSizeLimit,
+      lastEventID: lastEventID)
   }
 
   /// Read a JSON Lines body: ``stream(_:)``, each line decoded as `Value` with the client's

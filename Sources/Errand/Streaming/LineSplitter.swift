@@ -48,11 +48,9 @@ struct LineSplitter {
         if pending.last == UInt8(ascii: "\r") {
           pending.removeLast()
         }
-        lines.append(pending)
-        pending.removeAll(keepingCapacity: true)
+        endLine(into: &lines)
       case UInt8(ascii: "\r") where endsAtLoneCarriageReturn:
-        lines.append(pending)
-        pending.removeAll(keepingCapacity: true)
+        endLine(into: &lines)
         afterCarriageReturn = true
       default:
         guard pending.count < maximumLength else {
@@ -63,6 +61,15 @@ struct LineSplitter {
       }
     }
     return lines
+  }
+
+  /// Hand the pending line over and start an empty one. Not `removeAll(keepingCapacity:)`: the
+  /// line handed over shares the buffer, so keeping the capacity would allocate a new buffer as
+  /// large as the longest line so far for every line after it (after a 40 MB line, 256 KiB of
+  /// line endings took 18 s and 1.9 GB).
+  private mutating func endLine(into lines: inout [[UInt8]]) {
+    lines.append(pending)
+    pending = []
   }
 
   /// The last line, when the bytes ended without a line ending; `nil` when they ended with one.

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A line of a streamed body (``ResponseStream/lines``, ``JSONLines``), or an event of a
-/// Server-Sent Events stream, that grew past ``ResponseStream/maximumLineLength`` before it
-/// ended. Iteration throws it as ``APIError/transport(_:)`` and cancels the request: a server
+/// A line of a streamed body (``ResponseStream/lines``, ``JSONLines``) that grew past
+/// ``ResponseStream/maximumLineLength``, or an event of a Server-Sent Events stream that grew
+/// past ``APIClient/Configuration/maximumEventSize``, before it ended. Iteration throws it as ``APIError/transport(_:)`` and cancels the request: a server
 /// that never sends a line ending cannot fill the app's memory.
 ///
 /// ```swift
@@ -48,9 +48,15 @@ public struct LineTooLongError: Error, LocalizedError, Hashable {
 
   /// What happened, and how to allow more.
   public var errorDescription: String? {
-    "a \(unit.rawValue) of the stream grew past \(limit) bytes without ending; set "
-      + "ResponseStream.maximumLineLength (or APIClient.Configuration.maximumLineLength) to read "
-      + "longer ones."
+    let setting =
+      switch unit {
+      case .line:
+        "ResponseStream.maximumLineLength (or APIClient.Configuration.maximumLineLength)"
+      case .event: "APIClient.Configuration.maximumEventSize"
+      }
+    let what = unit == .event ? "an event" : "a line"
+    return "\(what) of the stream grew past \(limit) bytes without ending; set " + setting
+      + " to read longer ones."
   }
 }
 

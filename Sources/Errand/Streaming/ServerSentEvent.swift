@@ -88,24 +88,39 @@ public struct ServerSentEvent: Sendable, Hashable {
 
 /// Turns the bytes of an event stream into events, line by line, per the WHATWG rules: a leading
 /// byte order mark is skipped; lines end at `\r\n`, `\n` or `\r`; `:` starts a comment; a blank
-/// line dispatches the event, unless it has no data; an unfinished event at the end is dropped.
+/// line ends a block, which sets the last event ID and dispatches the event, unless it has no
+/// data; an unfinished block at the end is dropped, its `id` with it.
 struct ServerSentEventParser {
   private var splitter: LineSplitter
   private var atStart = true
   private var data = ""
   /// The UTF-8 length of `data`, kept as it grows.
   private var dataLength = 0
-  /// The longest event data (and line) to hold, in bytes.
+  /// The most bytes the event being read may hold (its data, type and ID together), and the
+  /// longest line.
   private let maximumLength: Int
   private var eventType = ""
-  /// The last event ID buffer: it persists across events until an `id` field changes it.
-  private(set) var lastEventID = ""
+  /// The UTF-8 length of `eventType`.
+  private var eventTypeLength = 0
+  /// The last event ID buffer: set by each `id` field, it persists across events.
+  private var lastEventIDBuffer: String
+  /// The UTF-8 length of `lastEventIDBuffer`.
+  private var lastEventIDLength: Int
+  /// The last event ID string: the buffer as it was when the last block ended (dispatch step 1
+  /// of the standard), which events carry and a reconnection sends. The `id` of a block the
+  /// stream cut off never becomes it: its event was not delivered.
+  private(set) var lastEventID: String
   private var retry: Duration?
   /// The stream's reconnection time: the last valid `retry` field read, in any block.
   private(set) var reconnectionTime: Duration?
 
-  init(maximumLength: Int = .max) {
+  /// A parser whose last event ID starts as `lastEventID`: a reconnection's, so that its events
+  /// carry the ID the stream had until the server sends another.
+  init(maximumLength: Int = .max, lastEventID: String = "") {
     self.maximumLength = maximumLength
+    self.lastEventID = lastEventID
+    lastEventIDBuffer = lastEventID
+    lastEventIDLength = lastEventID.utf8.count
     splitter = LineSplitter(
       endsAtLoneCarriageReturn: true, maximumLength: maximumLength, unit: .event)
   }
@@ -158,20 +173,22 @@ struct ServerSentEventParser {
       field = line
       value = []
     }
+    // The data, the type and the last event ID are all held until the event is dispatched (the
+    // ID for longer): together they are the event's size.
     switch String(decoding: field, as: UTF8.self) {
     case "event":
+      try hold(data: dataLength, type: value.count, id: lastEventIDLength)
       eventType = String(decoding: value, as: UTF8.self)
+      eventTypeLength = value.count
     case "data":
+      try hold(data: dataLength + value.count + 1, type: eventTypeLength, id: lastEventIDLength)
       dataLength += value.count + 1
-      guard dataLength <= maximumLength else {
-        data = ""
-        dataLength = 0
-        throw LineTooLongError(unit: .event, limit: maximumLength)
-      }
       data += String(decoding: value, as: UTF8.self) + "\n"
     case "id":
       if !value.contains(0) {
-        lastEventID = String(decoding: value, as: UTF8.self)
+        try hold(data: dataLength, type: eventTypeLength, id: value.count)
+        lastEventIDBuffer = String(decoding: value, as: UTF8.self)
+        lastEventIDLength = value.count
       }
     case "retry":
       if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
@@ -187,14 +204,26 @@ struct ServerSentEventParser {
     return nil
   }
 
+  /// Check that the event being read can hold this many bytes of data, type and ID.
+  /// - Throws: ``LineTooLongError`` when together they cross the maximum length; the event's
+  ///   data is let go.
+  private mutating func hold(data: Int, type: Int, id: Int) throws(LineTooLongError) {
+    guard data > maximumLength - type - id else { return }
+    self.data = ""
+    dataLength = 0
+    throw LineTooLongError(unit: .event, limit: maximumLength)
+  }
+
   /// U+FEFF BYTE ORDER MARK in UTF-8, skipped once at the start of a stream.
   private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
   private mutating func dispatch() -> ServerSentEvent? {
+    lastEventID = lastEventIDBuffer
     defer {
       data = ""
       dataLength = 0
       eventType = ""
+      eventTypeLength = 0
       retry = nil
     }
     guard !data.isEmpty else { return nil }
@@ -214,16 +243,31 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
 
   /// The stream the events are read from: its head, and ``ResponseStream/cancel()`` to stop.
   public let stream: ResponseStream
+  /// The most bytes one event holds (its data, type and ID together), and the longest line,
+  /// before reading throws ``LineTooLongError``: the client's
+  /// ``APIClient/Configuration/maximumEventSize``.
+  public let maximumEventSize: Int
   /// What the stream's fields have set so far, shared with the iterator that reads them.
-  private let state = Locked(State())
+  private let state: Locked<State>
+  /// The last event ID the stream started with.
+  private let initialLastEventID: String
 
   struct State {
     var reconnectionTime: Duration?
     var lastEventID = ""
   }
 
-  init(stream: ResponseStream) {
+  /// The events of `stream`, each at most `maximumEventSize` bytes, with the last event ID
+  /// starting as `lastEventID` (a reconnection's: the ID the stream had before).
+  init(
+    stream: ResponseStream,
+    maximumEventSize: Int = APIClient.Configuration.defaultBufferedResponseLimit,
+    lastEventID: String = ""
+  ) {
     self.stream = stream
+    self.maximumEventSize = maximumEventSize
+    initialLastEventID = lastEventID
+    state = Locked(State(lastEventID: lastEventID))
   }
 
   /// The stream's reconnection time so far: the last valid `retry` field read, whether or not an
@@ -233,11 +277,18 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     state.withLock { $0.reconnectionTime }
   }
 
-  /// The stream's last event ID so far, which a reconnecting client sends as `Last-Event-ID`:
-  /// set by every `id` field (an empty one clears it), with or without an event after it; `nil`
-  /// while it is empty.
+  /// The stream's last event ID as of the last event read, which a reconnecting client sends as
+  /// `Last-Event-ID`: set when a block ends (its blank line) by the last `id` field before it,
+  /// whether or not the block has data (an empty `id` clears it); the `id` of a block the
+  /// stream cut off does not count, as its event was never delivered. `nil` while it is empty.
+  /// A reconnection's stream starts with the ID the stream had before.
   public var lastEventID: String? {
     state.withLock { $0.lastEventID.isEmpty ? nil : $0.lastEventID }
+  }
+
+  /// The last event ID as it is, empty once an `id` field cleared it.
+  var lastEventIDString: String {
+    state.withLock { $0.lastEventID }
   }
 
   /// Reads the events in order.
@@ -250,7 +301,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     /// The next event, or `nil` when the stream ends.
     /// - Returns: The event.
     /// - Throws: ``APIError``, as the stream does; ``APIError/transport(_:)`` with a
-    ///   ``LineTooLongError`` for an event longer than ``ResponseStream/maximumLineLength``.
+    ///   ``LineTooLongError`` for an event (or a line) longer than
+    ///   ``ServerSentEvents/maximumEventSize``.
     public mutating func next() async throws -> ServerSentEvent? {
       while ready.isEmpty {
         guard let chunk = try await chunks.next() else {
@@ -261,15 +313,20 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
           ready = try parser.push(chunk).reversed()
         } catch {
           chunks.stream.cancel()
-          throw APIError.transport(error)
+          throw APIError(transportError: error, request: chunks.stream.request)
         }
-        let (time, id) = (parser.reconnectionTime, parser.lastEventID)
+        // Blocks without data (an `id` alone) set the ID too.
+        let (time, id, none) = (parser.reconnectionTime, parser.lastEventID, ready.isEmpty)
         state.withLock { state in
           state.reconnectionTime = time
-          state.lastEventID = id
+          if none { state.lastEventID = id }
         }
       }
-      return ready.popLast()
+      let event = ready.removeLast()
+      // The ID as of this event, not as of the chunk's last one: the app has not seen those yet.
+      let id = ready.isEmpty ? parser.lastEventID : event.id ?? ""
+      state.withLock { $0.lastEventID = id }
+      return event
     }
   }
 
@@ -278,6 +335,7 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
   public func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(
       chunks: stream.makeAsyncIterator(),
-      parser: ServerSentEventParser(maximumLength: stream.maximumLineLength), state: state)
+      parser: ServerSentEventParser(
+        maximumLength: maximumEventSize, lastEventID: initialLastEventID), state: state)
   }
 }

@@ -52,6 +52,20 @@ extension RedirectPolicy {
 }
 
 extension RedirectPolicy {
+  /// Where an answer redirects to: its `Location`, when its status is one that is followed and
+  /// the location is not empty. A redirect without one is the answer itself, as URLSession
+  /// gives it.
+  /// - Parameters:
+  ///   - status: The answer's status.
+  ///   - headers: The answer's headers.
+  /// - Returns: The location, as sent; `nil` when there is none to follow.
+  package static func location(toFollow status: Int, _ headers: HTTPHeaders) -> String? {
+    guard followedStatuses.contains(status), let location = headers["Location"],
+      !location.trimmingCharacters(in: .whitespaces).isEmpty
+    else { return nil }
+    return location
+  }
+
   /// Send `request` with `send`, following redirects by this policy up to `maximum` times, for
   /// transports that follow redirects themselves: each hop's metrics go into the final
   /// response's ``TransferMetrics/redirects``, and each redirect followed or refused is told to
@@ -77,9 +91,9 @@ extension RedirectPolicy {
         response.metrics = (response.metrics ?? TransferMetrics())
         response.metrics?.redirects = hops
       }
-      guard followedStatuses.contains(response.status),
-        let location = response.headers["Location"]
-      else { return response }
+      guard let location = location(toFollow: response.status, response.headers) else {
+        return response
+      }
       // Its body, if any is still coming, is not read.
       response.bodyStream?.cancel()
       do {

@@ -144,6 +144,27 @@ import Testing
     #expect(events.lastEventID == "42")
   }
 
+  /// The sequence's last event ID is that of the last event read, though its chunk held more (a
+  /// loop that saves it after each event resumes after that event, not after one it has not
+  /// seen); a block that ends without data sets it, and one the stream cut off does not. It was
+  /// the chunk's last `id`, even one whose block never ended.
+  @Test func theLastEventIDIsThatOfTheLastEventRead() async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/sse",
+      .chunks([
+        Data("id: 1\ndata: a\n\nid: 2\ndata: b\n\n".utf8), Data("id: 3\n\nid: 4\ndata: d\n".utf8),
+      ]))
+    let events = try await client(stub).events(Endpoint<Data>(path: "sse", decoding: .data))
+    var seen: [String?] = []
+    for try await event in events {
+      seen.append(event.id)
+      seen.append(events.lastEventID)
+    }
+    seen.append(events.lastEventID)
+    #expect(seen == ["1", "1", "2", "2", "3"])
+  }
+
   /// A stub writes the last event ID as it changes: cleared with an empty `id:`, carried over
   /// with none, so what a test stubs is what the code under test reads.
   @Test func stubbedEventsReadBackAsGivenWhenAnIDIsCleared() async throws {

@@ -38,13 +38,23 @@ import Testing
     return .chunks([Data(first.utf8), prefix] + Array(repeating: filler, count: count))
   }
 
-  @Test(arguments: Reader.allCases, [nil, 1000])
+  /// Each reader with its own limit set, and lines and JSON Lines with the default limit (an
+  /// event's default is the collected-body limit, 100 MB: `EventStreamConformanceTests` reads a
+  /// 10 MiB event under it).
+  static let cappedReaders: [(Reader, Int?)] =
+    Reader.allCases.map { ($0, 1000) } + [(.lines, nil), (.jsonLines, nil)]
+
+  @Test(arguments: cappedReaders)
   func aLineWithoutAnEndingIsCapped(reader: Reader, limit: Int?) async throws {
     let stub = StubTransport()
     // 2 MiB of one line: twice the default limit.
     await stub.on(.get, "/v1/feed", Self.endlessLine(chunks: 32, for: reader))
     var configuration = APIClient.Configuration()
-    if let limit { configuration.maximumLineLength = limit }
+    if let limit, reader == .events {
+      configuration.maximumEventSize = limit
+    } else if let limit {
+      configuration.maximumLineLength = limit
+    }
     let client = APIClient(baseURL: base, transport: stub, configuration: configuration)
     let error = await #expect(throws: APIError.self) { _ = try await reader.read(client) }
     let tooLong = try #require(error?.underlyingError as? LineTooLongError)

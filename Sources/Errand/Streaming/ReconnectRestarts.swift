@@ -1,0 +1,119 @@
+import Foundation
+
+/// What ``ReconnectingServerSentEvents/restart()`` reaches: the connection each loop reading the
+/// stream has open, and the waits between connections. Each restart starts a new generation;
+/// a connection or a wait of an older one ends.
+final class ReconnectRestarts: Sendable {
+  private struct State {
+    var generation = 0
+    var nextReader = 0
+    /// The open connection of each loop, by reader.
+    var open: [Int: ResponseStream] = [:]
+    /// The waits that a restart ends, by a number of their own.
+    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    var nextWaiter = 0
+  }
+
+  private let state = Locked(State())
+
+  /// The current generation.
+  var generation: Int {
+    state.withLock { $0.generation }
+  }
+
+  /// How many open connections and waits are registered: none once no loop is reading.
+  var registered: (connections: Int, waits: Int) {
+    state.withLock { ($0.open.count, $0.waiters.count) }
+  }
+
+  /// A loop reading the stream, by number. When the last copy of its iterator goes away (the
+  /// loop ended, or was left with `break` or a throw), its connection is forgotten: a stream
+  /// read by many loops over its life registers none of theirs for ever.
+  final class Reader: Sendable {
+    let number: Int
+    private let restarts: ReconnectRestarts
+
+    fileprivate init(number: Int, restarts: ReconnectRestarts) {
+      self.number = number
+      self.restarts = restarts
+    }
+
+    deinit {
+      restarts.leave(reader: number)
+    }
+  }
+
+  /// A new loop reading the stream.
+  func newReader() -> Reader {
+    let number = state.withLock { state in
+      defer { state.nextReader += 1 }
+      return state.nextReader
+    }
+    return Reader(number: number, restarts: self)
+  }
+
+  /// Record `stream` as `reader`'s open connection, unless a restart came after `generation`.
+  /// - Returns: Whether it was recorded; `false` when a restart came since.
+  func adopt(_ stream: ResponseStream, reader: Int, generation: Int) -> Bool {
+    state.withLock { state in
+      guard state.generation == generation else { return false }
+      state.open[reader] = stream
+      return true
+    }
+  }
+
+  /// `reader` has no open connection any more.
+  func leave(reader: Int) {
+    _ = state.withLock { $0.open.removeValue(forKey: reader) }
+  }
+
+  /// Start a new generation: cancel every open connection and end every wait.
+  func restart() {
+    let (streams, waiters) = state.withLock { state in
+      state.generation += 1
+      defer {
+        state.open = [:]
+        state.waiters = [:]
+      }
+      return (Array(state.open.values), Array(state.waiters.values))
+    }
+    for stream in streams { stream.cancel() }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  /// Sleep for `delay` on `clock`, or until a restart after `generation`, whichever comes first.
+  /// - Throws: `CancellationError` when the task is cancelled.
+  func wait(for delay: Duration, on clock: any Clock<Duration>, unlessPast generation: Int)
+    async throws
+  {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { try await clock.sleep(for: delay) }
+      group.addTask { await self.restarted(after: generation) }
+      defer { group.cancelAll() }
+      try await group.next()
+      try Task.checkCancellation()
+    }
+  }
+
+  /// Return once a restart comes after `generation`, or the task is cancelled.
+  private func restarted(after generation: Int) async {
+    let waiter = state.withLock { state in
+      defer { state.nextWaiter += 1 }
+      return state.nextWaiter
+    }
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        // Checked under the lock the cancellation handler takes, so a wait that starts in a
+        // cancelled task, or after the restart, never stays registered.
+        let now = state.withLock { state in
+          guard state.generation == generation, !Task.isCancelled else { return true }
+          state.waiters[waiter] = continuation
+          return false
+        }
+        if now { continuation.resume() }
+      }
+    } onCancel: {
+      state.withLock { $0.waiters.removeValue(forKey: waiter) }?.resume()
+    }
+  }
+}

@@ -60,18 +60,50 @@ public final class URLSessionTransport: Transport {
   ///   - trustedRedirectHosts: Hosts that may receive the request's credentials, secret headers
   ///     and (after a `307`/`308`) body when a redirect from another origin leads to them (a CDN
   ///     of your own, say); none by default. Matched exactly, ignoring case.
-  public init(
+  public convenience init(
     configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
     trustedRedirectHosts: Set<String> = []
   ) {
+    self.init(
+      configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
+      systemCredentials: [])
+  }
+
+  /// Create a transport with its own session that lets URLSession answer some authentication
+  /// challenges with the system's credentials.
+  ///
+  /// By default a session Errand creates answers only server-trust challenges, by the system's
+  /// rules; every other challenge gets no credential, so that the `401` (or the refused
+  /// connection) is the answer, and nothing the system holds for the user, such as a single
+  /// sign-on ticket for `NSURLAuthenticationMethodNegotiate` or a stored password for
+  /// `NSURLAuthenticationMethodNTLM`, is sent without the app asking for it. Name the methods
+  /// here to let URLSession handle them as it would by default:
+  ///
+  /// ```swift
+  /// let transport = URLSessionTransport(
+  ///   configuration: URLSessionTransport.defaultConfiguration(), trustedRedirectHosts: [],
+  ///   systemCredentials: [NSURLAuthenticationMethodNegotiate])  // an intranet with Kerberos
+  /// ```
+  /// - Parameters:
+  ///   - configuration: The session configuration, used as
+  ///     ``init(configuration:trustedRedirectHosts:)`` uses it.
+  ///   - trustedRedirectHosts: Hosts that may receive the request's credentials across origins.
+  ///   - systemCredentials: The `NSURLAuthenticationMethod…` values URLSession may answer by
+  ///     default, beside server trust.
+  public init(
+    configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+    trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String>
+  ) {
     let configuration = Self.withoutCache(configuration)
     refusal = Self.refusal(of: configuration)
-    let delegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
+    let delegate = SessionDelegate(
+      trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
     self.delegate = delegate
     #if canImport(FoundationNetworking)
       session = URLSession(
         configuration: configuration, delegate: delegate, delegateQueue: DelegateQueue())
-      let streamingDelegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
+      let streamingDelegate = SessionDelegate(
+        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
       self.streamingDelegate = streamingDelegate
       streamingSession = URLSession(
         configuration: configuration, delegate: streamingDelegate, delegateQueue: nil)

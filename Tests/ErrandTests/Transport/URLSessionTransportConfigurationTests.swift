@@ -43,3 +43,28 @@ import Testing
     }
   #endif
 }
+
+/// Which authentication challenges a session Errand creates lets URLSession answer with the
+/// system's credentials.
+@Suite(.timeLimit(.minutes(1))) struct SessionChallengeTests {
+  static let others = [
+    NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+    NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate,
+    "NSURLAuthenticationMethodClientCertificate", NSURLAuthenticationMethodDefault,
+  ]
+
+  /// Server trust is the system's to check; every other method gets no credential unless the
+  /// app named it.
+  @Test(arguments: ["NSURLAuthenticationMethodServerTrust"] + others)
+  func onlyServerTrustAndChosenMethodsAreHandledByTheSystem(method: String) {
+    let plain = SessionDelegate()
+    let chosen = SessionDelegate(systemCredentials: [NSURLAuthenticationMethodNegotiate])
+    let isTrust = method == "NSURLAuthenticationMethodServerTrust"
+    #expect(
+      plain.disposition(for: method) == (isTrust ? .performDefaultHandling : .rejectProtectionSpace)
+    )
+    let opted = isTrust || method == NSURLAuthenticationMethodNegotiate
+    #expect(
+      chosen.disposition(for: method) == (opted ? .performDefaultHandling : .rejectProtectionSpace))
+  }
+}

@@ -8,6 +8,16 @@ cd "$(dirname "$0")/.."
 graphs="$(swift package dump-symbol-graph --minimum-access-level public 2>&1 | sed -n 's/^Files written to //p')"
 [ -d "$graphs" ] || { echo "no symbol graphs were written" >&2; exit 1; }
 
+# With Xcode, docc is not on PATH: xcrun finds the selected Xcode's.
+if command -v docc >/dev/null 2>&1; then
+  docc=docc
+elif command -v xcrun >/dev/null 2>&1 && xcrun --find docc >/dev/null 2>&1; then
+  docc="$(xcrun --find docc)"
+else
+  echo "docc was not found: install a Swift toolchain that has it (or Xcode)" >&2
+  exit 1
+fi
+
 modules="Errand ErrandStubs ErrandTesting LoopbackServer"
 # ErrandCurl's symbols exist on Linux only: on a Mac its module is empty and its article's links
 # would not resolve.
@@ -20,7 +30,7 @@ for module in $modules; do
   for extension in "$graphs/$module@"*.symbols.json; do
     [ -e "$extension" ] && cp "$extension" "$dir/"
   done
-  docc convert "Sources/$module/$module.docc" \
+  "$docc" convert "Sources/$module/$module.docc" \
     --additional-symbol-graph-dir "$dir" \
     --output-path ".build/docs/$module.doccarchive" \
     --fallback-display-name "$module" \

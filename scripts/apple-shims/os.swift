@@ -1,8 +1,13 @@
 // The shapes of the os declarations Errand uses, as Apple's SDK declares them, so that Linux can
 // type-check Errand's `#if canImport(os)` code. Not os: nothing here runs.
 public struct OSLogPrivacy: Sendable {
+  public struct Mask: Sendable {
+    public static let hash = Mask()
+    public static let none = Mask()
+  }
   public static let `public` = OSLogPrivacy()
   public static let `private` = OSLogPrivacy()
+  public static func `private`(mask: Mask) -> OSLogPrivacy { OSLogPrivacy() }
 }
 
 public struct OSLogInterpolation: StringInterpolationProtocol {

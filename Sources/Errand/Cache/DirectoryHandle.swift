@@ -123,32 +123,62 @@ final class DirectoryHandle {
     return names
   }
 
-  /// The bytes of the regular file `name`, at most `limit` of them; `nil` when it is missing, is
-  /// anything but a regular file (a link, a folder, a pipe, a device), is larger than `limit`,
-  /// or does not read.
+  /// What reading a file gave.
+  enum Read: Equatable {
+    /// The file's bytes.
+    case data(Data)
+    /// There is no such file.
+    case missing
+    /// The file is there but cannot be read now: no permission, or (on Apple platforms) a file
+    /// protected while the device is locked. It is not damaged, and is left alone.
+    case unreadable
+    /// Not a regular file, larger than the limit, or shorter than it said: not the store's.
+    case unfit
+  }
+
+  /// The contents of the regular file `name` (never through a link), if it holds at most `limit`
+  /// bytes.
   func read(_ name: String, limit: Int) -> Data? {
-    guard let info = lstatus(name), FileKind(mode: info.st_mode) == .regular,
-      Int(info.st_size) <= limit
-    else { return nil }
+    if case .data(let data) = readFile(name, limit: limit) { return data }
+    return nil
+  }
+
+  /// Read the regular file `name` (never through a link), if it holds at most `limit` bytes, and
+  /// say why not otherwise.
+  func readFile(_ name: String, limit: Int) -> Read {
+    guard let info = lstatus(name) else { return errno == ENOENT ? .missing : .unreadable }
+    guard FileKind(mode: info.st_mode) == .regular, Int(info.st_size) <= limit else {
+      return .unfit
+    }
     let file = openat(descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard file >= 0 else { return nil }
+    guard file >= 0 else {
+      switch errno {
+      case ENOENT: return .missing
+      case ELOOP: return .unfit
+      default: return .unreadable
+      }
+    }
     defer { close(file) }
     var opened = stat()
-    guard fstat(file, &opened) == 0, FileKind(mode: opened.st_mode) == .regular,
-      opened.st_ino == info.st_ino, opened.st_dev == info.st_dev, Int(opened.st_size) <= limit
-    else { return nil }
+    guard fstat(file, &opened) == 0 else { return .unreadable }
+    guard FileKind(mode: opened.st_mode) == .regular, opened.st_ino == info.st_ino,
+      opened.st_dev == info.st_dev, Int(opened.st_size) <= limit
+    else { return .unfit }
     var data = Data(count: Int(opened.st_size))
     var done = 0
+    var failed = false
     let complete = data.withUnsafeMutableBytes { buffer -> Bool in
       while done < buffer.count {
         let count = readBytes(file, buffer.baseAddress! + done, buffer.count - done)
         if count < 0, errno == EINTR { continue }
+        if count < 0 { failed = true }
         guard count > 0 else { return false }
         done += count
       }
       return true
     }
-    return complete ? data : nil
+    if complete { return .data(data) }
+    return failed ? .unreadable : .unfit
   }
 
   /// Set the modification time of `name` itself (a link's own, never its target's) to now.

@@ -3,7 +3,11 @@ import Foundation
 /// The on-disk half of an ``HTTPCache``: one file per stored response, under a folder per URL,
 /// written atomically, within a byte budget (least recently used out first, by modification
 /// time), behind a version marker. A file that does not read back (corrupted, truncated, from
-/// another version, holding values that make no sense) is a miss and is removed. What is written
+/// another version, holding values that make no sense) is a miss and is removed; one that cannot
+/// be read now (no permission; on Apple platforms, a protected file while the device is locked)
+/// is a miss and is left alone, and while the marker cannot be read the store is not used at all.
+/// The folder is opened (the marker checked, the files counted) at the first operation, not when
+/// the store is made. What is written
 /// never holds a secret: no URL (files are named and checked by hashes of it), no header the
 /// request's ``Redaction`` hides, and no body of an answer to a request that carried one unless
 /// the cache was told it may.
@@ -36,33 +40,64 @@ final class DiskCacheStore: Sendable {
   let directory: URL
   let budget: Int
   let storesAuthenticatedResponses: Bool
-  /// Serializes this cache's file operations. It guards no value of its own, but holds an `Int`
-  /// rather than `()`: ThreadSanitizer places a zero-size value at the address of the object's
-  /// other fields and reports the lock's own read as racing with it.
-  private let lock = Locked(0)
+  /// The data protection class of the folder, which the files made in it take (Apple platforms).
+  let fileProtection: FileProtectionType
+  /// Serializes this cache's file operations, and holds whether the folder was opened: its marker
+  /// checked (the folder emptied when it is another version's) and its files counted. (Not `()`
+  /// when it held nothing: ThreadSanitizer places a zero-size value at the address of the
+  /// object's other fields and reports the lock's own read as racing with it.)
+  private let lock = Locked(false)
   private let listed = Locked(0)
 
   /// How many times this cache's operations listed every entry file: once when the cache opens
   /// the folder, then only as eviction needs it (which tests check).
   var listings: Int { listed.withLock { $0 } }
 
-  init(directory: URL, budget: Int, storesAuthenticatedResponses: Bool) {
+  /// A store on `directory`; nothing on disk is touched until its first operation.
+  init(
+    directory: URL, budget: Int, storesAuthenticatedResponses: Bool,
+    fileProtection: FileProtectionType = .completeUntilFirstUserAuthentication
+  ) {
     self.directory = directory
     self.budget = max(0, budget)
     self.storesAuthenticatedResponses = storesAuthenticatedResponses
-    session { session in
-      let marker = session.root.read(Self.versionName, limit: 64)
-      if marker != Data(Self.version.utf8) {
-        for name in session.root.names() where Self.isFolderName(name) {
-          session.root.remove(name)
-        }
-        session.root.write(Data(Self.version.utf8), to: Self.versionName)
-        session.emptied()
-      } else {
-        _ = session.entryFiles()  // the count again, from what is on disk
+    self.fileProtection = fileProtection
+  }
+
+  /// On Apple platforms, give the folder its data protection class (files made in it take the
+  /// folder's) and keep it out of backups: a cache is made again from the network.
+  private func protectFolder() {
+    #if canImport(Darwin)
+      try? FileManager.default.setAttributes(
+        [.protectionKey: fileProtection], ofItemAtPath: directory.path)
+      var folder = directory
+      var values = URLResourceValues()
+      values.isExcludedFromBackup = true
+      try? folder.setResourceValues(values)
+    #endif
+  }
+
+  /// Check the version marker: empty the folder of another version's (or no version's) files, or
+  /// count the files of this one. `false` when the marker cannot be read now: nothing is
+  /// touched, and the folder is opened again at the next operation.
+  private func open(_ session: inout DiskCacheSession) -> Bool {
+    let versionName = Self.versionName
+    let version = Self.version
+    switch session.root.readFile(versionName, limit: 64) {
+    case .unreadable:
+      return false
+    case .data(let marker) where marker == Data(version.utf8):
+      _ = session.entryFiles()  // the count again, from what is on disk
+    case .data, .missing, .unfit:
+      for name in session.root.names() where Self.isFolderName(name) {
+        session.root.remove(name)
       }
-      session.makeRoom(for: 0)
+      session.root.write(Data(version.utf8), to: versionName)
+      session.emptied()
     }
+    session.makeRoom(for: 0)
+    protectFolder()
+    return true
   }
 
   /// The most variants of one URL kept on disk: a lookup may read each of them.
@@ -74,14 +109,19 @@ final class DiskCacheStore: Sendable {
   }
 
   /// Run `body` on the open folder with `LOCK` held and the byte count read from it, then write
-  /// the count back. `nil` when the folder cannot be opened or created.
+  /// the count back. `nil` when the folder cannot be opened or created, or its version marker
+  /// cannot be read now.
   @discardableResult
   private func session<Result>(_ body: (inout DiskCacheSession) -> Result) -> Result? {
-    lock.withLock { _ in
+    lock.withLock { opened in
       guard let root = DirectoryHandle(path: directory.path, creating: true) else { return nil }
       let lockFile = root.lock(Self.lockName)
       let stored = lockFile?.number
       var session = DiskCacheSession(root: root, budget: budget, bytes: stored)
+      if !opened {
+        opened = open(&session)
+      }
+      guard opened else { return nil }
       let result = body(&session)
       listed.withLock { $0 += session.listings }
       if session.isCounted, session.bytes != stored {
@@ -105,7 +145,10 @@ final class DiskCacheStore: Sendable {
       let check = Self.hash(key, seed: 1)
       var found: (entry: CacheEntry, name: String, storedAt: Date)?
       for name in folder.names() where name.hasSuffix(".entry") {
-        guard let data = folder.read(name, limit: budget),
+        let read = folder.readFile(name, limit: budget)
+        // Not damaged, only not readable now (a protected file on a locked device): left alone.
+        if read == .unreadable { continue }
+        guard case .data(let data) = read,
           let record = try? JSONDecoder().decode(DiskCacheRecord.self, from: data),
           record.check == check, let entry = record.entry(for: request, clock: clock)
         else {

@@ -6,7 +6,9 @@ import Foundation
 /// to use from any task.
 ///
 /// ```swift
-/// let cache = HTTPCache(memoryBudget: 20_000_000, directory: cachesFolder.appendingPathComponent("api"))
+/// let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
+///   .appendingPathComponent(Bundle.main.bundleIdentifier ?? "com.example.dogs")  // this app's own
+/// let cache = HTTPCache(memoryBudget: 20_000_000, directory: caches.appendingPathComponent("api"))
 /// let client = APIClient(baseURL: base, transport: URLSessionTransport(),
 ///                        configuration: .init(middleware: [CachingMiddleware(cache: cache)]))
 /// ```
@@ -27,7 +29,10 @@ import Foundation
 /// written), the headers a request's ``HTTPRequest/redaction`` hides (`Authorization`, `Cookie`,
 /// `Set-Cookie`, your API key headers) are left out, and a response that varies on one stays in
 /// memory. Files are written atomically behind a version marker; one that does not read back, or
-/// holds values that make no sense, is a miss and is removed.
+/// holds values that make no sense, is a miss and is removed; one that cannot be read now (a
+/// protected file on a locked device) is a miss and is kept. The folder is opened at the first
+/// lookup or store, not when the cache is made. On Apple platforms it gets the data protection
+/// class `fileProtection` names and is excluded from backups.
 ///
 /// The memory budget counts what each stored response holds: its body and headers, its URL, the
 /// headers of the request it answers and the values its `Vary` names, plus about a kilobyte per
@@ -73,16 +78,23 @@ public final class HTTPCache: Sendable {
   ///     `false` by default.
   ///   - heuristicFreshness: The fraction of the time since `Last-Modified` that a response
   ///     without explicit freshness stays fresh, at most a day; `nil` (the default) for none.
+  ///   - fileProtection: On Apple platforms, the data protection class of the disk store's folder,
+  ///     which its files take: `.completeUntilFirstUserAuthentication` by default, readable from
+  ///     the first unlock after a restart, background launches included. With `.complete`, files
+  ///     cannot be read while the device is locked: they are then misses, and are kept. Ignored
+  ///     elsewhere.
   public init(
     memoryBudget: Int = 10 * 1024 * 1024, directory: URL? = nil, diskBudget: Int = 50 * 1024 * 1024,
-    storesAuthenticatedResponsesOnDisk: Bool = false, heuristicFreshness: Double? = nil
+    storesAuthenticatedResponsesOnDisk: Bool = false, heuristicFreshness: Double? = nil,
+    fileProtection: FileProtectionType = .completeUntilFirstUserAuthentication
   ) {
     self.memoryBudget = max(0, memoryBudget)
     self.heuristicFreshness = heuristicFreshness.map { min(max($0, 0), 1) }
     disk = directory.map {
       DiskCacheStore(
         directory: $0, budget: diskBudget,
-        storesAuthenticatedResponses: storesAuthenticatedResponsesOnDisk)
+        storesAuthenticatedResponses: storesAuthenticatedResponsesOnDisk,
+        fileProtection: fileProtection)
     }
   }
 

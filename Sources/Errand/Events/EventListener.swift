@@ -27,6 +27,22 @@ import Foundation
 /// are told apart by identity for an instance of a class, and by type for a value (a struct or
 /// an enum): values of one type share a thread.
 ///
+/// The listener's thread is never the main thread: hop to the main actor for work on the UI,
+/// and keep what the listener does on its own thread short.
+///
+/// ```swift
+/// final class NetworkActivity: EventListener {
+///   let indicator: ActivityModel   // a @MainActor class of the app's
+///   init(indicator: ActivityModel) { self.indicator = indicator }
+///   func callStarted(_ event: CallEvent) {
+///     Task { @MainActor in indicator.callsInFlight += 1 }
+///   }
+///   func callEnded(_ event: CallEvent, status: Int, metrics: TransferMetrics?) {
+///     Task { @MainActor in indicator.callsInFlight -= 1 }
+///   }
+/// }
+/// ```
+///
 /// A slow or blocked listener holds up only its own thread: never the calls, other listeners or
 /// the system's shared thread pools, however many clients it is registered on. At most
 /// ``APIClient/maximumPendingEvents`` (10,000) of its events wait for it, in memory; beyond that

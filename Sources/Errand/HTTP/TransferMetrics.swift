@@ -56,7 +56,9 @@ public struct TransferMetrics: Sendable, Hashable {
   public var requestBodyBytes: Int?
   /// Bytes of the response's head that arrived.
   public var responseHeaderBytes: Int?
-  /// Bytes of the response's body that arrived (as decoded).
+  /// Bytes of the response's body that arrived, as decoded: the size of the body the caller
+  /// reads, not the compressed size on the wire, on every transport (on Apple platforms,
+  /// URLSession's `countOfResponseBodyBytesAfterDecoding`).
   public var responseBodyBytes: Int?
   /// Whether the request went over a connection an earlier one had opened.
   public var reusedConnection: Bool?

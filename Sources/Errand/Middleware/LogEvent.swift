@@ -69,18 +69,42 @@ public struct LogEvent: Sendable {
   /// `⏱ GET https://x.example/dogs: dns 1 ms · connect 2 ms · tls 9 ms · ttfb 40 ms · body 3 ms · 12.4 KB · h2 · new connection`
   /// (``TransferMetrics/summary``).
   public var message: String {
-    let request = "\(method) \(url)"
+    let parts = parts
+    return parts.lead + parts.url + parts.tail + (parts.error ?? "")
+  }
+
+  /// ``message`` in the parts a system log keeps apart: the URL and the error text, which may
+  /// say what a person did, between parts that say only what happened.
+  struct Parts {
+    /// What happened, up to the URL: `← 200 GET `.
+    var lead: String
+    /// The URL, redacted.
+    var url: String
+    /// What follows the URL: sizes, times, the cache's part, the metrics.
+    var tail: String
+    /// The error text of a failure, redacted.
+    var error: String?
+  }
+
+  /// The parts of ``message``.
+  var parts: Parts {
     switch kind {
     case .requestSent:
-      return "→ \(request)" + (bytes.map { $0 > 0 ? " (\($0) bytes)" : "" } ?? "")
+      return Parts(
+        lead: "→ \(method) ", url: url,
+        tail: bytes.map { $0 > 0 ? " (\($0) bytes)" : "" } ?? "")
     case .responseReceived:
       let size = bytes.map { "\($0) bytes" } ?? "body streaming"
       let cache = cacheStatus.map { ", cache \($0.rawValue)" } ?? ""
-      return "← \(status ?? 0) \(request) (\(size), \(Self.milliseconds(duration))\(cache))"
+      return Parts(
+        lead: "← \(status ?? 0) \(method) ", url: url,
+        tail: " (\(size), \(Self.milliseconds(duration))\(cache))")
     case .failed:
-      return "✗ \(request) after \(Self.milliseconds(duration)): \(error ?? "failed")"
+      return Parts(
+        lead: "✗ \(method) ", url: url, tail: " after \(Self.milliseconds(duration)): ",
+        error: error ?? "failed")
     case .metrics:
-      return "⏱ \(request): \(metrics?.summary ?? "no metrics")"
+      return Parts(lead: "⏱ \(method) ", url: url, tail: ": \(metrics?.summary ?? "no metrics")")
     }
   }
 

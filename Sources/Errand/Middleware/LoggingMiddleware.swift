@@ -117,20 +117,59 @@ public struct LoggingMiddleware: Middleware {
   extension LoggingMiddleware {
     /// A logging middleware that writes to `os.Logger`: failures as errors, transfer metrics as
     /// debug messages, the rest as info.
+    ///
+    /// What happened (the method, the status, sizes, times, the cache's part) is logged
+    /// `.public`. The URL and an error's text are logged `.private(mask: .hash)` unless
+    /// `publicDetails` is `true`: with secrets redacted they still say what a person did (a
+    /// path with a user's name, a search in the query, a server's message), and anything public
+    /// is readable in Console and in a sysdiagnose of the device. A private value shows as a hash
+    /// (the same value, the same hash) unless the device is set to show private data, for
+    /// example with a logging profile while you debug.
+    ///
+    /// ```swift
+    /// let logging = LoggingMiddleware.osLog(subsystem: "com.example.dogs")
+    /// ```
     /// - Parameters:
     ///   - subsystem: The logger's subsystem, usually your bundle identifier.
     ///   - category: The logger's category.
     ///   - redaction: Which secrets to hide.
+    ///   - publicDetails: Whether URLs and error text are logged `.public`; `false` by default.
     /// - Returns: The middleware.
     public static func osLog(
-      subsystem: String, category: String = "network", redaction: Redaction = .default
+      subsystem: String, category: String = "network", redaction: Redaction = .default,
+      publicDetails: Bool = false
     ) -> LoggingMiddleware {
       let logger = Logger(subsystem: subsystem, category: category)
       return LoggingMiddleware(redaction: redaction, level: .debug) { event in
+        guard !publicDetails else {
+          switch event.level {
+          case .error: logger.error("\(event.message, privacy: .public)")
+          case .info: logger.info("\(event.message, privacy: .public)")
+          case .debug: logger.debug("\(event.message, privacy: .public)")
+          }
+          return
+        }
+        let parts = event.parts
+        let error = parts.error ?? ""
         switch event.level {
-        case .error: logger.error("\(event.message, privacy: .public)")
-        case .info: logger.info("\(event.message, privacy: .public)")
-        case .debug: logger.debug("\(event.message, privacy: .public)")
+        case .error:
+          logger.error(
+            """
+            \(parts.lead, privacy: .public)\(parts.url, privacy: .private(mask: .hash))\
+            \(parts.tail, privacy: .public)\(error, privacy: .private(mask: .hash))
+            """)
+        case .info:
+          logger.info(
+            """
+            \(parts.lead, privacy: .public)\(parts.url, privacy: .private(mask: .hash))\
+            \(parts.tail, privacy: .public)\(error, privacy: .private(mask: .hash))
+            """)
+        case .debug:
+          logger.debug(
+            """
+            \(parts.lead, privacy: .public)\(parts.url, privacy: .private(mask: .hash))\
+            \(parts.tail, privacy: .public)\(error, privacy: .private(mask: .hash))
+            """)
         }
       }
     }

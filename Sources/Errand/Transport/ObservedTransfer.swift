@@ -47,7 +47,13 @@ struct ObservedTransfer {
     metrics.responseBodyBytes = bodyBytes
     metrics.requestBodyBytes = sent.map { Int($0) }
     metrics.redirects = hops
-    return reported.map(metrics.overlaid(by:)) ?? metrics
+    guard var overlaid = reported.map(metrics.overlaid(by:)) else { return metrics }
+    // A session that reports no body (0, as for a task whose metrics missed its data) is not
+    // believed over the bytes the delegate counted.
+    if overlaid.responseBodyBytes == 0, bodyBytes > 0 {
+      overlaid.responseBodyBytes = bodyBytes
+    }
+    return overlaid
   }
 }
 
@@ -90,7 +96,9 @@ extension TransferMetrics {
     requestHeaderBytes = Int(transaction.countOfRequestHeaderBytesSent)
     requestBodyBytes = Int(transaction.countOfRequestBodyBytesSent)
     responseHeaderBytes = Int(transaction.countOfResponseHeaderBytesReceived)
-    responseBodyBytes = Int(transaction.countOfResponseBodyBytesReceived)
+    // After decoding, as Errand counts everywhere else (the body the caller reads), not the
+    // compressed size on the wire (`countOfResponseBodyBytesReceived`).
+    responseBodyBytes = Int(transaction.countOfResponseBodyBytesAfterDecoding)
     reusedConnection = transaction.isReusedConnection
   }
 

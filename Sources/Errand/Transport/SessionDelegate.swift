@@ -104,9 +104,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   private let exchanges = Locked<[Int: TaskExchange]>([:])
   /// Hosts that may receive credentials when a redirect leads to them from another origin.
   private let trustedRedirectHosts: Set<String>
+  /// The authentication methods URLSession may answer with the system's credentials, beside
+  /// server trust.
+  private let systemCredentials: Set<String>
 
-  init(trustedRedirectHosts: Set<String> = []) {
+  init(trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String> = []) {
     self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
+    self.systemCredentials = systemCredentials
   }
 
   /// Start a task's exchange; `waiting` is ended with the head, its body to follow (at once
@@ -319,7 +323,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return
       }
     #endif
-    completionHandler(.performDefaultHandling, nil)
+    completionHandler(disposition(for: challenge.protectionSpace.authenticationMethod), nil)
+  }
+
+  /// `NSURLAuthenticationMethodServerTrust`'s value, which Apple's Foundation declares and
+  /// FoundationNetworking marks unavailable.
+  static let serverTrust = "NSURLAuthenticationMethodServerTrust"
+
+  /// What to answer a challenge with: the system's own handling for server trust (the usual
+  /// certificate checks) and for the methods the app opted into; for any other (HTTP Basic and
+  /// Digest, NTLM, Negotiate, a client certificate) no credential, so that the server's answer,
+  /// a `401` say, is the response, and no credential of the system's (a single sign-on ticket,
+  /// the user's Windows password) is sent without the app asking for it.
+  func disposition(for method: String) -> URLSession.AuthChallengeDisposition {
+    method == Self.serverTrust || systemCredentials.contains(method)
+      ? .performDefaultHandling : .rejectProtectionSpace
   }
 }
 

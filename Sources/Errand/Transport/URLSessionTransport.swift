@@ -31,6 +31,11 @@ import Foundation
 ///
 /// Created from your own `URLSession`, the session's own delegate decides redirects and
 /// challenges; on Linux prefer ``init(configuration:trustedRedirectHosts:)``.
+///
+/// Background sessions (`URLSessionConfiguration.background(withIdentifier:)`) are not
+/// supported: they run only upload and download tasks, handed to the system, and a data task
+/// with a completion handler, which Errand's calls are, stops the app. A transport given one
+/// fails every call with ``APIError/invalidRequest(_:)``, before anything is sent.
 public final class URLSessionTransport: Transport {
   /// The session that runs the requests.
   public let session: URLSession
@@ -41,23 +46,64 @@ public final class URLSessionTransport: Transport {
   /// 51 MB); elsewhere the same session.
   private let streamingSession: URLSession
   private let streamingDelegate: SessionDelegate?
+  /// Why every call fails before it is sent, for a session Errand cannot run on.
+  private let refusal: String?
 
   /// Create a transport with its own session.
+  ///
+  /// The session runs on a copy of `configuration` with its `urlCache` turned off: with
+  /// ``CachingMiddleware`` in the client, URLSession's cache would be a second one, on disk, that
+  /// keeps what the middleware is told not to (an authenticated answer, say). Cache with
+  /// ``CachingMiddleware``.
   /// - Parameters:
   ///   - configuration: The session configuration; ``defaultConfiguration()`` by default.
   ///   - trustedRedirectHosts: Hosts that may receive the request's credentials, secret headers
   ///     and (after a `307`/`308`) body when a redirect from another origin leads to them (a CDN
   ///     of your own, say); none by default. Matched exactly, ignoring case.
-  public init(
+  public convenience init(
     configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
     trustedRedirectHosts: Set<String> = []
   ) {
-    let delegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
+    self.init(
+      configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
+      systemCredentials: [])
+  }
+
+  /// Create a transport with its own session that lets URLSession answer some authentication
+  /// challenges with the system's credentials.
+  ///
+  /// By default a session Errand creates answers only server-trust challenges, by the system's
+  /// rules; every other challenge gets no credential, so that the `401` (or the refused
+  /// connection) is the answer, and nothing the system holds for the user, such as a single
+  /// sign-on ticket for `NSURLAuthenticationMethodNegotiate` or a stored password for
+  /// `NSURLAuthenticationMethodNTLM`, is sent without the app asking for it. Name the methods
+  /// here to let URLSession handle them as it would by default:
+  ///
+  /// ```swift
+  /// let transport = URLSessionTransport(
+  ///   configuration: URLSessionTransport.defaultConfiguration(), trustedRedirectHosts: [],
+  ///   systemCredentials: [NSURLAuthenticationMethodNegotiate])  // an intranet with Kerberos
+  /// ```
+  /// - Parameters:
+  ///   - configuration: The session configuration, used as
+  ///     ``init(configuration:trustedRedirectHosts:)`` uses it.
+  ///   - trustedRedirectHosts: Hosts that may receive the request's credentials across origins.
+  ///   - systemCredentials: The `NSURLAuthenticationMethod…` values URLSession may answer by
+  ///     default, beside server trust.
+  public init(
+    configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+    trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String>
+  ) {
+    let configuration = Self.withoutCache(configuration)
+    refusal = Self.refusal(of: configuration)
+    let delegate = SessionDelegate(
+      trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
     self.delegate = delegate
     #if canImport(FoundationNetworking)
       session = URLSession(
         configuration: configuration, delegate: delegate, delegateQueue: DelegateQueue())
-      let streamingDelegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
+      let streamingDelegate = SessionDelegate(
+        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
       self.streamingDelegate = streamingDelegate
       streamingSession = URLSession(
         configuration: configuration, delegate: streamingDelegate, delegateQueue: nil)
@@ -71,9 +117,14 @@ public final class URLSessionTransport: Transport {
   /// Create a transport over a session you configured.
   ///
   /// Errand's redirect rules apply only to sessions it creates; this session's own delegate
-  /// decides how redirects are followed.
+  /// decides how redirects are followed. Its configuration is yours too: set its `urlCache` to
+  /// `nil` (and `requestCachePolicy` to `.reloadIgnoringLocalCacheData`) when the client caches
+  /// with ``CachingMiddleware``, or URLSession keeps a second cache, on disk, of what the
+  /// middleware is told not to store. A background session is refused: every call fails with
+  /// ``APIError/invalidRequest(_:)``.
   /// - Parameter session: The session that runs the requests.
   public init(session: URLSession) {
+    refusal = Self.refusal(of: session.configuration)
     self.delegate = nil
     self.session = session
     self.streamingDelegate = nil
@@ -87,6 +138,24 @@ public final class URLSessionTransport: Transport {
         streamingSession.finishTasksAndInvalidate()
       }
     }
+  }
+
+  /// A copy of `configuration` with URLSession's cache turned off.
+  private static func withoutCache(_ configuration: URLSessionConfiguration)
+    -> URLSessionConfiguration
+  {
+    let copy = configuration.copy() as? URLSessionConfiguration ?? configuration
+    copy.urlCache = nil
+    copy.requestCachePolicy = .reloadIgnoringLocalCacheData
+    return copy
+  }
+
+  /// Why Errand cannot run calls on a session with `configuration`, if it cannot.
+  private static func refusal(of configuration: URLSessionConfiguration) -> String? {
+    guard let identifier = configuration.identifier else { return nil }
+    return "URLSessionTransport cannot run calls on the background session \"\(identifier)\": "
+      + "background sessions run only downloads and uploads handed to the system; give the "
+      + "transport a default or ephemeral configuration"
   }
 
   /// A configuration suited to API calls: no shared cookie storage, cache or credential storage
@@ -186,6 +255,7 @@ public final class URLSessionTransport: Transport {
   private func attempt(
     _ request: HTTPRequest, _ exchange: Exchange, running: Locked<RunningTask>
   ) async throws -> HTTPResponse {
+    if let refusal { throw APIError.invalidRequest(refusal) }
     try request.validate()
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {

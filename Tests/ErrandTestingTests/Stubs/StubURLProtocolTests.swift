@@ -87,7 +87,12 @@ import Testing
     @Test func aStreamedAnswerArrivesChunkByChunkAndCanFailMidBody() async throws {
       let stub = StubTransport()
       let chunks = ["one", "two", "three"].map { Data($0.utf8) }
-      await stub.on(.get, "/v1/feed", .chunks(chunks, interval: .milliseconds(5)))
+      // A type URLSession does not sniff: without one (or with `text/plain`), URLSession on
+      // Apple platforms may hold the first 512 bytes to guess the type, and the three chunks
+      // would arrive as one.
+      await stub.on(
+        .get, "/v1/feed",
+        .chunks(chunks, interval: .milliseconds(5), headers: ["Content-Type": "application/json"]))
       await stub.on(
         .get, "/v1/cut", .chunks([Data("a".utf8)], failingWith: URLError(.networkConnectionLost)))
       let transport = URLSessionTransport(configuration: StubURLProtocol.configuration(for: stub))

@@ -116,7 +116,9 @@ import Testing
       case .reopen:
         let reopened = HTTPCache(memoryBudget: 0, directory: cacheFolder, diskBudget: 20_000)
         _ = try await DiskCacheFiles.cached(reopened)
-        _ = HTTPCache(memoryBudget: 0, directory: cacheFolder, diskBudget: 1)
+        // A cache opens its folder at its first operation, and evicts down to its budget then.
+        _ = try await DiskCacheFiles.cached(
+          HTTPCache(memoryBudget: 0, directory: cacheFolder, diskBudget: 1))
         #expect(try await DiskCacheFiles.cached(reopened) == nil)
       }
       #expect(DiskCacheFiles.snapshot(outside) == before)

@@ -7,7 +7,7 @@ import Testing
 /// Many tasks storing and reading at once, in memory and on disk: every answer is the right one,
 /// and both byte budgets hold. 10,000 inserts at full size (`ERRAND_FULL_SIZE=1`), fewer by
 /// default.
-@Suite(.timeLimit(.minutes(3))) struct CacheStoreFuzzTests {
+@Suite(.timeLimit(.minutes(5))) struct CacheStoreFuzzTests {
   @Test func concurrentReadersAndWritersKeepTheBudgets() async throws {
     let folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("errand-cache-fuzz-\(UUID().uuidString)")

@@ -8,7 +8,7 @@ import Testing
 /// real record replaced by every class of number and by malformed values, one at a time and then
 /// several at once. A record that makes no sense is a miss and its file is removed; one that does
 /// answers; none crashes the process.
-@Suite(.timeLimit(.minutes(2))) struct DiskCacheRecordFuzzTests {
+@Suite(.timeLimit(.minutes(5))) struct DiskCacheRecordFuzzTests {
   /// One field of a stored record replaced by raw JSON (or removed, for `nil`), and whether the
   /// record still makes sense.
   struct Damage: Sendable, CustomTestStringConvertible {

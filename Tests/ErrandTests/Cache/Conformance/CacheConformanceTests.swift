@@ -20,7 +20,7 @@ import Testing
 
   /// The runner: the default cache, on the test's wall clock.
   static let runner = CacheTestRunner { wallClock in
-    HTTPCache()
+    HTTPCache(now: { wallClock.date })
   }
 
   /// The outcomes of `ids` and of everything they depend on, each run once.
@@ -88,10 +88,13 @@ import Testing
     }
     lines.append(line("Errand, the browsers' \(browserIDs.count) tests", scoring, browserIDs))
     lines.append(line("Errand, all \(ids.count) tests it runs", scoring, ids))
-    for id in ids where suite.tests.first(where: { $0.id == id })?.kind == .required {
-      let result = scoring.result(id)
-      if result != .passed {
-        lines.append("  \(id): \(result.rawValue) \(scoring.outcomes[id].map { "\($0)" } ?? "")")
+    for kind in [CacheTest.Kind.required, .optimal, .check] {
+      lines.append("\(kind.rawValue) tests that did not pass:")
+      for id in ids where scoring.tests[id]?.kind == kind {
+        let result = scoring.result(id)
+        if result != .passed && result != .yes {
+          lines.append("  \(id): \(result.rawValue) \(scoring.outcomes[id].map { "\($0)" } ?? "")")
+        }
       }
     }
     print(lines.joined(separator: "\n"))

@@ -95,6 +95,10 @@ actor CacheTestOrigin {
     if headers["Content-Type"] == nil {
       headers["Content-Type"] = "text/plain"
     }
+    if headers["Date"] == nil {
+      // Node's server sends the date of every response that sets none.
+      headers["Date"] = CacheTestDate.string(now, format: .imfFixdate)
+    }
     seen.append(
       Seen(
         requestNumber: clientNumber, method: request.method.rawValue, headers: request.headers,

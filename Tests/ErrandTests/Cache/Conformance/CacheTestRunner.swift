@@ -67,7 +67,7 @@ struct CacheTestRunner: Sendable {
         }
         received.append(response)
         try CacheTestChecks.check(response, number: index + 1, config: config, uuid: uuid)
-        // BASELINE await cache.backgroundWorkFinished()
+        await cache.waitForRevalidations()
         if config.pauseAfter == true {
           await clock.advance(by: Self.pause)
         }

@@ -43,47 +43,21 @@ enum CacheTestSkips {
   }
 
   /// The required tests excused, by identifier.
-  static let deviations: [String: Deviation] = [
-    "freshness-expires-invalid-utc": .fails("not fixed yet"),
-    "freshness-expires-invalid-no-comma": .fails("not fixed yet"),
-    "freshness-expires-invalid-multiple-spaces": .fails("not fixed yet"),
-    "freshness-expires-invalid-date-dashes": .fails("not fixed yet"),
-    "freshness-expires-invalid-time-periods": .fails("not fixed yet"),
-    "freshness-expires-invalid-1-digit-hour": .fails("not fixed yet"),
-    "freshness-expires-invalid-multiple-lines": .fails("not fixed yet"),
-    "stale-while-revalidate-window": .fails("not fixed yet"),
-    "conditional-304-etag": .fails("not fixed yet"),
-    "conditional-etag-precedence": .fails("not fixed yet"),
-    "headers-omit-headers-listed-in-Connection": .fails("not fixed yet"),
-    "headers-store-Connection": .fails("not fixed yet"),
-    "headers-store-Keep-Alive": .fails("not fixed yet"),
-    "headers-store-Proxy-Authenticate": .fails("not fixed yet"),
-    "headers-store-Proxy-Authentication-Info": .fails("not fixed yet"),
-    "headers-store-Proxy-Authorization": .fails("not fixed yet"),
-    "headers-store-Proxy-Connection": .fails("not fixed yet"),
-    "headers-store-Set-Cookie": .fails("not fixed yet"),
-    "headers-store-Set-Cookie2": .fails("not fixed yet"),
-    "headers-store-TE": .fails("not fixed yet"),
-    "headers-store-Transfer-Encoding": .fails("not fixed yet"),
-    "headers-store-Upgrade": .fails("not fixed yet"),
-    "partial-use-headers": .fails("not fixed yet"),
-    "partial-use-stored-headers": .fails("not fixed yet"),
-    "other-age-gen": .fails("not fixed yet"),
-    "other-age-update-expires": .fails("not fixed yet"),
-    "other-age-update-max-age": .fails("not fixed yet"),
-    "stale-close-must-revalidate": .notJudged("not fixed yet"),
-    "stale-close-no-cache": .notJudged("not fixed yet"),
-    "status-299-stale": .notJudged("not fixed yet"),
-    "status-302-stale": .notJudged("not fixed yet"),
-    "status-303-stale": .notJudged("not fixed yet"),
-    "status-307-stale": .notJudged("not fixed yet"),
-    "status-400-stale": .notJudged("not fixed yet"),
-    "status-499-stale": .notJudged("not fixed yet"),
-    "status-500-stale": .notJudged("not fixed yet"),
-    "status-502-stale": .notJudged("not fixed yet"),
-    "status-503-stale": .notJudged("not fixed yet"),
-    "status-504-stale": .notJudged("not fixed yet"),
-    "status-599-stale": .notJudged("not fixed yet"),
-    "status-599-must-understand": .notJudged("not fixed yet"),
-  ]
+  static let deviations: [String: Deviation] = {
+    let cookies = Deviation.fails(
+      "Errand never stores Set-Cookie (nor Set-Cookie2): a cookie belongs to the caller who "
+        + "received it, and clients that share one HTTPCache must not be handed each other's "
+        + "sessions; browsers' caches do not expose it either")
+    let staleOnlyWhenAllowed = Deviation.notJudged(
+      "its prerequisite, the check stale-close, asks whether a stale response stands in when "
+        + "the server closes the connection; Errand lets one stand in only where the response "
+        + "allows it (stale-if-error, RFC 5861), as RFC 9111 §4.2.4 asks, so the suite does "
+        + "not judge this test; run on its own, it passes")
+    return [
+      "headers-store-Set-Cookie": cookies,
+      "headers-store-Set-Cookie2": cookies,
+      "stale-close-must-revalidate": staleOnlyWhenAllowed,
+      "stale-close-no-cache": staleOnlyWhenAllowed,
+    ]
+  }()
 }

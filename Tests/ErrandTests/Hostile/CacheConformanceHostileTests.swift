@@ -61,7 +61,10 @@ import Testing
     await users.clock.advance(by: .seconds(2))
     #expect(try await TwoUsers.call(users.alice).cacheStatus == .stale)
     try #require(await users.cache.waitForRevalidations())
-    let background = try #require(await users.stub.requests.last)
+    let sent = await users.stub.requests
+    try #require(sent.count == 2, "the revalidation did not reach the server")
+    let background = sent[1]
+    #expect(background.headers["If-None-Match"] == "\"v1\"")
     #expect(background.headers["Authorization"] == "Bearer alice")
     #expect(background.headers["X-Tenant"] == "tenant-alice")
     #expect(background.headers.fields.allSatisfy { !$0.name.contains(" ") })

@@ -4,14 +4,16 @@ import Foundation
 import Testing
 
 /// The public HTTP caching test suite (https://github.com/http-tests/cache-tests, the suite
-/// behind https://cache-tests.fyi, at the commit `Fixtures/cache-tests/tests.json` names, ported
-/// by `scripts/convert-cache-tests.mjs`), run against `HTTPCache()` through `CachingMiddleware`
-/// over a `StubTransport` on a `TestClock`, scored as the suite scores it. Every required test
-/// passes or is excused in `CacheTestSkips` with its reason; optional tests and checks are
-/// recorded, and printed by `summary`.
+/// behind https://cache-tests.fyi, at commit b55b8bda3dbb8c927c04e85bd8d496a8caa3e4ba of
+/// 20 July 2026, ported by `scripts/convert-cache-tests.mjs` into `Fixtures/cache-tests/`), run
+/// against `HTTPCache()` through `CachingMiddleware` over a `StubTransport` on a `TestClock`,
+/// scored as the suite scores it. Every required test passes or is excused in `CacheTestSkips`
+/// with its reason; optional tests and checks are recorded, and printed by `summary`.
 @Suite(.timeLimit(.minutes(5))) struct CacheConformanceTests {
   /// The suite, read once.
   static let loaded = Result { try CacheTestSuite.load() }
+  /// The commit of http-tests/cache-tests the fixture was converted from.
+  static let commit = "b55b8bda3dbb8c927c04e85bd8d496a8caa3e4ba"
 
   /// The identifiers of the tests the port runs, in the suite's order.
   static func runIDs() throws -> [String] {
@@ -99,5 +101,7 @@ import Testing
     }
     print(lines.joined(separator: "\n"))
     #expect(ids.count == 329)
+    #expect(suite.source.commit == Self.commit)
+    #expect(try CacheTestBrowserResults.load().source.commit == Self.commit)
   }
 }

@@ -90,6 +90,7 @@ struct CacheTestBrowserResults: Decodable, Sendable {
     var results: [String: Result]
   }
 
+  var source: CacheTestSuite.Source
   var browsers: [Browser]
 
   static func load() throws -> CacheTestBrowserResults {

@@ -95,26 +95,59 @@ import Testing
   /// However many stale responses are used at once, at most 16 revalidations run in the
   /// background; the rest are answered stale without one.
   @Test func backgroundRevalidationsAreBounded() async throws {
-    let scenario = CacheScenario()
-    let paths = (0..<40).map { "dogs/\($0)" }
-    for path in paths {
-      await scenario.stub.on(
-        .get, "/v1/\(path)",
-        .sequence([
-          .status(200, body: Self.body, headers: Self.whileRevalidating),
-          StubResponse.status(304, headers: ["ETag": "\"v1\""]).delayed(by: .seconds(30)),
-        ]))
-      _ = try await scenario.call(path)
+    let clock = TestClock()
+    let gate = Gate()
+    let stub = StubTransport(clock: clock) { request in
+      guard request.headers["If-None-Match"] != nil else {
+        return .status(200, body: Self.body, headers: Self.whileRevalidating)
+      }
+      await gate.passed()
+      return .status(304, headers: ["ETag": "\"v1\""])
     }
-    await scenario.clock.advance(by: .seconds(2))
-    for path in paths {
-      #expect(try await scenario.call(path).cacheStatus == .stale)
+    let cache = HTTPCache()
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(
+        timeout: nil, middleware: [CachingMiddleware(cache: cache)], clock: clock))
+    let endpoints = (0..<40).map { Endpoint<Data>(path: "dogs/\($0)", decoding: .data) }
+    for endpoint in endpoints {
+      _ = try await client.response(for: endpoint)
     }
-    #expect(scenario.cache.revalidationsInFlight == 16)
-    try #require(await scenario.clock.waitForSleepers(16))
-    #expect(await scenario.sent == 40 + 16)
-    await scenario.clock.advance(by: .seconds(30))
-    try #require(await scenario.cache.waitForRevalidations())
+    await clock.advance(by: .seconds(2))
+    for endpoint in endpoints {
+      #expect(try await client.response(for: endpoint).response.cacheStatus == .stale)
+    }
+    #expect(cache.revalidationsInFlight == 16)
+    for _ in 0..<(40 + 16) {
+      _ = try await stub.nextRequest()
+    }
+    gate.open()
+    try #require(await cache.waitForRevalidations())
+    #expect(await stub.requests.count == 40 + 16)
+  }
+
+  /// Holds whoever passes until it opens; open, it lets everyone through at once.
+  final class Gate: Sendable {
+    private let state = Locked((open: false, waiting: [CheckedContinuation<Void, Never>]()))
+
+    func passed() async {
+      await withCheckedContinuation { continuation in
+        let open = state.withLock { state in
+          if !state.open { state.waiting.append(continuation) }
+          return state.open
+        }
+        if open { continuation.resume() }
+      }
+    }
+
+    func open() {
+      let waiting = state.withLock { state in
+        state.open = true
+        defer { state.waiting = [] }
+        return state.waiting
+      }
+      for continuation in waiting { continuation.resume() }
+    }
   }
 
   /// A revalidation in the background whose server never answers ends by its own deadline

@@ -8,15 +8,27 @@ import Foundation
 /// stale.
 struct CacheControl: Sendable, Equatable {
   var noStore = false
+  /// `no-cache` without field names: the whole response must be revalidated before each use.
   var noCache = false
+  /// The fields a `no-cache="a, b"` names (lowercased): never sent without revalidation, so
+  /// never stored (RFC 9111 §5.2.2.4).
+  var noCacheFields: Set<String> = []
   var mustRevalidate = false
   var immutable = false
   var onlyIfCached = false
+  var mustUnderstand = false
+  var isPublic = false
+  var isPrivate = false
+  /// Whether the fields hold an `Expires` (valid or not: RFC 9111 §3 counts its presence).
+  var hasExpires = false
   /// `max-age` in seconds; an invalid value counts as stale (`0`), as RFC 9111 §4.2.1 asks.
   var maxAge: Int?
   /// `stale-if-error` in seconds: how long past its freshness a response may stand in for an
   /// error (RFC 5861).
   var staleIfError: Int?
+  /// `stale-while-revalidate` in seconds: how long past its freshness a response may be used
+  /// while the cache revalidates it in the background (RFC 5861).
+  var staleWhileRevalidate: Int?
   /// A request's `max-stale`: how long past its freshness it accepts a stored response;
   /// `Int.max` when given without a value (any staleness).
   var maxStale: Int?
@@ -24,16 +36,26 @@ struct CacheControl: Sendable, Equatable {
   var minFresh: Int?
 
   init(_ headers: HTTPHeaders) {
+    hasExpires = headers.contains("Expires")
     for field in headers.values(for: "Cache-Control") {
       for (name, value) in Self.directives(field) {
         switch name {
         case "no-store": noStore = true
-        case "no-cache": noCache = true
+        case "no-cache":
+          let fields = (value ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+          }.filter { !$0.isEmpty }
+          if fields.isEmpty { noCache = true } else { noCacheFields.formUnion(fields) }
         case "must-revalidate", "proxy-revalidate": mustRevalidate = true
         case "immutable": immutable = true
         case "only-if-cached": onlyIfCached = true
+        case "must-understand": mustUnderstand = true
+        case "public": isPublic = true
+        case "private": isPrivate = true
         case "max-age": maxAge = maxAge ?? Self.deltaSeconds(value) ?? 0
         case "stale-if-error": staleIfError = staleIfError ?? Self.deltaSeconds(value)
+        case "stale-while-revalidate":
+          staleWhileRevalidate = staleWhileRevalidate ?? Self.deltaSeconds(value)
         case "max-stale": maxStale = maxStale ?? (value == nil ? Int.max : Self.deltaSeconds(value))
         case "min-fresh": minFresh = minFresh ?? Self.deltaSeconds(value)
         default: break
@@ -115,11 +137,13 @@ struct CacheControl: Sendable, Equatable {
   }
 
   /// The `Age` of a response in seconds (RFC 9111 §5.1): the first member of a list-based value
-  /// (two `Age` lines that a transport joined, `700, 10`), else `nil` when it is not
-  /// delta-seconds.
+  /// (two `Age` lines count as one list, and empty elements do not count, RFC 9110 §5.6.1), else
+  /// `nil` when there is none or it is not one non-negative integer (the field is then ignored).
   static func age(_ headers: HTTPHeaders) -> Int? {
-    guard let value = headers["Age"] else { return nil }
-    let first = value.split(separator: ",", omittingEmptySubsequences: false).first ?? ""
-    return deltaSeconds(first.trimmingCharacters(in: .whitespaces))
+    let members = headers.values(for: "Age").joined(separator: ",")
+      .split(separator: ",", omittingEmptySubsequences: false)
+      .map { $0.trimmingCharacters(in: .whitespaces) }
+    guard let first = members.first(where: { !$0.isEmpty }) else { return nil }
+    return deltaSeconds(first)
   }
 }

@@ -8,7 +8,7 @@ struct CacheEntry: Sendable {
   /// (`nil` for a header the request did not carry, which only its absence matches, RFC 9111
   /// §4.1), and under ``credentialsKey`` the fingerprint of the request's credentials.
   var varying: [String: String?]
-  /// `Age` when stored.
+  /// How old the response was when stored (RFC 9111 §4.2.3's `corrected_initial_age`).
   var initialAge: Duration
   /// Time since the response was stored, on the client's clock.
   var stored: Stopwatch
@@ -49,13 +49,21 @@ struct CacheEntry: Sendable {
 
   /// The entry for a response to `request`, received now; `nil` when RFC 9111 §3 says not to
   /// store it (or it could never be used without heuristics: no freshness and no validator).
+  /// - Parameters:
+  ///   - response: The response.
+  ///   - request: The request it answers, as the store sees it.
+  ///   - clock: The client's clock, on which the entry ages.
+  ///   - heuristic: The fraction of the time since `Last-Modified` a response without explicit
+  ///     freshness stays fresh, or `nil` for none.
+  ///   - now: The wall time the response arrived, for its apparent age (§4.2.3).
+  ///   - responseDelay: How long the answer took to arrive after the request left.
   init?(
     _ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>,
-    heuristic: Double? = nil
+    heuristic: Double? = nil, now: Date = Date(), responseDelay: Duration = .zero
   ) {
     let control = CacheControl(response.headers)
-    guard request.method == "GET", response.bodyStream == nil, !control.noStore,
-      !CacheControl(request.headers).noStore, Self.storableStatuses.contains(response.status)
+    guard request.method == "GET", response.bodyStream == nil,
+      !CacheControl(request.headers).noStore, Self.mayStore(response.status, control)
     else { return nil }
     let vary = response.headers.values(for: "Vary").flatMap { $0.split(separator: ",") }
       .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
@@ -64,18 +72,15 @@ struct CacheEntry: Sendable {
       !Self.isEventStream(response.headers), !Self.isEventStream(request.headers, accept: true),
       request.headers["Last-Event-ID"] == nil
     else { return nil }
-    // A validator that cannot be sent back (a control byte in it) is not kept: a conditional
-    // request carrying it would be refused, and the URL would fail for as long as it is stored.
-    var response = response
-    for name in ["ETag", "Last-Modified"]
-    where !response.headers.values(for: name).allSatisfy(HTTPHeaders.canSend) {
-      response.headers.remove(name)
-    }
-    // A cookie the server set is the caller's own: a stored answer never hands it to whoever the
-    // cache answers next (as browsers' caches keep no `Set-Cookie` either).
-    for name in Self.unstoredHeaders {
-      response.headers.remove(name)
-    }
+    let lifetime =
+      Self.freshnessLifetime(response.headers, control: control, now: now)
+      ?? heuristic.flatMap {
+        Self.mayUseHeuristics(response.status, control)
+          ? Self.heuristicLifetime(response.headers, fraction: $0, now: now) : nil
+      }
+    var response = Self.storable(response, control: control)
+    let hasValidator = response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil
+    guard lifetime != nil || hasValidator else { return nil }
     var varying: [String: String?] = [:]
     for name in vary {
       varying[name] = Self.value(of: name, in: request)
@@ -83,63 +88,160 @@ struct CacheEntry: Sendable {
     // Always there, `nil` for none: an answer to credentials matches only the same ones, and
     // an answer to none only none.
     varying.updateValue(Self.credentials(of: request), forKey: Self.credentialsKey)
-    let lifetime =
-      Self.freshnessLifetime(response.headers, control: control)
-      ?? heuristic.flatMap { Self.heuristicLifetime(response.headers, fraction: $0) }
-    let hasValidator = response.headers["ETag"] != nil || response.headers["Last-Modified"] != nil
-    guard lifetime != nil || hasValidator else { return nil }
-    var stored = response
-    stored.request = request
-    self.response = stored
+    response.request = request
+    self.response = response
     self.varying = varying
-    self.initialAge = .seconds(CacheControl.age(response.headers) ?? 0)
+    self.initialAge = Self.correctedInitialAge(
+      response.headers, now: now, responseDelay: responseDelay)
     self.stored = Stopwatch(clock)
     self.lifetime = control.noCache ? nil : lifetime
   }
 
-  /// Response headers never stored: they are meant for the one caller who received them.
+  /// `response` as it is stored (§3.1): without a validator that could not be sent back, the
+  /// caller's own cookies, the hop-by-hop headers and those its `Connection` names, the proxy's
+  /// own headers, and the headers a `no-cache` directive names.
+  static func storable(_ response: HTTPResponse, control: CacheControl) -> HTTPResponse {
+    var response = response
+    // A validator that cannot be sent back (a control byte in it) is not kept: a conditional
+    // request carrying it would be refused, and the URL would fail for as long as it is stored.
+    for name in ["ETag", "Last-Modified"]
+    where !response.headers.values(for: name).allSatisfy(HTTPHeaders.canSend) {
+      response.headers.remove(name)
+    }
+    for name in unstoredNames(of: response.headers, control: control) {
+      response.headers.remove(name)
+    }
+    return response
+  }
+
+  /// The names of the headers of `headers` that are never stored: ``unstoredHeaders``,
+  /// ``hopByHopHeaders``, those `Connection` names, and those a `no-cache` directive names.
+  static func unstoredNames(of headers: HTTPHeaders, control: CacheControl) -> Set<String> {
+    var names = Set(unstoredHeaders.map { $0.lowercased() }).union(hopByHopHeaders)
+    for value in headers.values(for: "Connection") {
+      for name in value.split(separator: ",") {
+        names.insert(name.trimmingCharacters(in: .whitespaces).lowercased())
+      }
+    }
+    names.formUnion(control.noCacheFields)
+    return names
+  }
+
+  /// Response headers never stored: they are meant for the one caller who received them (as
+  /// browsers' caches keep no `Set-Cookie` either).
   static let unstoredHeaders = ["Set-Cookie", "Set-Cookie2"]
 
-  /// The value of request header `name` as `Vary` compares it: its field values joined by
-  /// commas, or `nil` when the request does not carry it.
+  /// The headers that describe one connection (RFC 9110 §7.6.1) or the proxy that forwarded the
+  /// response (RFC 9111 §3.1), lowercased: never stored.
+  static let hopByHopHeaders: Set<String> = [
+    "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
+    "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+  ]
+
+  /// Whether a response with this status and these directives may be stored (RFC 9111 §3): a
+  /// final status other than `206` (a part is never stored) and `304`; not `no-store` (unless
+  /// `must-understand` and the status is one RFC 9110 defines); a status the cache understands
+  /// when it says `must-understand`; and explicit freshness, `public` or `private`, or a
+  /// heuristically cacheable status.
+  static func mayStore(_ status: Int, _ control: CacheControl) -> Bool {
+    guard isFinal(status) else { return false }
+    if control.mustUnderstand {
+      guard understoodStatuses.contains(status) else { return false }
+    } else if control.noStore {
+      return false
+    }
+    return control.maxAge != nil || control.hasExpires || control.isPublic || control.isPrivate
+      || heuristicallyCacheableStatuses.contains(status)
+  }
+
+  /// Whether heuristic freshness may apply (RFC 9111 §4.2.2): a heuristically cacheable status,
+  /// or `public`.
+  static func mayUseHeuristics(_ status: Int, _ control: CacheControl) -> Bool {
+    heuristicallyCacheableStatuses.contains(status) || control.isPublic
+  }
+
+  /// Whether a status is one the cache stores at all: final, and neither `206` nor `304`.
+  static func isFinal(_ status: Int) -> Bool {
+    (200...599).contains(status) && status != 206 && status != 304
+  }
+
+  /// RFC 9110 §15.1: the statuses heuristically cacheable (`206` aside: a part is never stored).
+  static let heuristicallyCacheableStatuses: Set<Int> = [
+    200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501,
+  ]
+
+  /// The statuses RFC 9110 defines, whose caching rules the cache knows (`must-understand`).
+  static let understoodStatuses: Set<Int> = Set(
+    [200, 201, 202, 203, 204, 205, 300, 301, 302, 303, 305, 307, 308, 421, 422, 426]
+      + Array(400...417) + Array(500...505))
+
+  /// The value of request header `name` as `Vary` compares it (RFC 9111 §4.1): its field lines
+  /// combined into one list, white space around each member left out, or `nil` when the request
+  /// does not carry it.
   static func value(of name: String, in request: HTTPRequest) -> String? {
     if name == credentialsKey {
       return credentials(of: request)
     }
     let values = request.headers.values(for: name)
-    return values.isEmpty ? nil : values.joined(separator: ",")
+    guard !values.isEmpty else { return nil }
+    return values.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false)
+      .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")) }
+      .joined(separator: ",")
   }
 
   /// The most request headers one stored response may vary on.
   static let mostVaryingHeaders = 32
 
-  /// Statuses a cache may store (RFC 9110 §15.1's "heuristically cacheable" ones and `200`).
-  static let storableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+  /// The longest age or lifetime counted: 2^31 seconds (RFC 9111 §1.2.2).
+  static let longest: Duration = .seconds(2_147_483_648)
 
-  /// `max-age`, else `Expires` minus `Date` (RFC 9111 §4.2.1); no heuristics.
-  private static func freshnessLifetime(_ headers: HTTPHeaders, control: CacheControl) -> Duration?
-  {
+  /// `max-age`, else `Expires` minus `Date` (RFC 9111 §4.2.1), `Date` being the time the
+  /// response arrived when it has none that is valid; an `Expires` that is not one HTTP date
+  /// means already expired (§5.3). No heuristics.
+  private static func freshnessLifetime(
+    _ headers: HTTPHeaders, control: CacheControl, now: Date
+  ) -> Duration? {
     if let maxAge = control.maxAge {
       return .seconds(maxAge)
     }
-    guard let expires = headers["Expires"] else { return nil }
-    // An invalid Expires (such as "0") means already expired.
-    guard let expiry = HTTPDate.parse(expires) else { return .zero }
-    let date = HTTPDate.parse(headers["Date"]) ?? Date()
-    let seconds = min(max(0, expiry.timeIntervalSince(date).rounded(.down)), Double(Int32.max))
-    return .seconds(Int(seconds))
+    guard control.hasExpires else { return nil }
+    guard let expiry = HTTPDate.parse("Expires", in: headers, now: now) else { return .zero }
+    let date = HTTPDate.parse("Date", in: headers, now: now) ?? now
+    return seconds(expiry.timeIntervalSince(date))
   }
 
-  /// RFC 9111 §4.2.2: a fraction of the time since `Last-Modified` (as of `Date`), at most a
-  /// day; only for a response with neither `max-age` nor `Expires`.
-  private static func heuristicLifetime(_ headers: HTTPHeaders, fraction: Double) -> Duration? {
-    guard let modified = HTTPDate.parse(headers["Last-Modified"]) else { return nil }
-    let date = HTTPDate.parse(headers["Date"]) ?? Date()
-    let seconds = min(max(0, date.timeIntervalSince(modified) * fraction), 86_400)
-    return .seconds(Int(seconds))
+  /// RFC 9111 §4.2.2: a fraction of the time since `Last-Modified` (as of `Date`, else the time
+  /// the response arrived), at most a day.
+  private static func heuristicLifetime(_ headers: HTTPHeaders, fraction: Double, now: Date)
+    -> Duration?
+  {
+    guard let modified = HTTPDate.parse("Last-Modified", in: headers, now: now) else { return nil }
+    let date = HTTPDate.parse("Date", in: headers, now: now) ?? now
+    return seconds(min(date.timeIntervalSince(modified) * fraction, 86_400))
   }
 
-  /// How old the response is now: its `Age` when stored plus the time since.
+  /// RFC 9111 §4.2.3's `corrected_initial_age`: the larger of the apparent age (the time from the
+  /// response's `Date` to its arrival) and its `Age` plus the time it took to arrive.
+  static func correctedInitialAge(_ headers: HTTPHeaders, now: Date, responseDelay: Duration)
+    -> Duration
+  {
+    let apparent =
+      HTTPDate.parse("Date", in: headers, now: now).map {
+        seconds(now.timeIntervalSince($0))
+      } ?? .zero
+    let corrected = min(
+      .seconds(CacheControl.age(headers) ?? 0) + max(responseDelay, .zero), longest)
+    return max(apparent, corrected)
+  }
+
+  /// Whole seconds, from 0 to 2^31.
+  private static func seconds(_ interval: TimeInterval) -> Duration {
+    guard interval.isFinite else { return interval > 0 ? longest : .zero }
+    return .seconds(Int64(min(max(0, interval.rounded(.down)), 2_147_483_648)))
+  }
+
+  /// How old the response is now (RFC 9111 §4.2.3's `current_age`): its corrected initial age
+  /// plus the time it has been stored.
   var age: Duration { initialAge + stored.elapsed }
 
   /// Whether it may answer without asking the server.
@@ -170,6 +272,36 @@ struct CacheEntry: Sendable {
     let control = CacheControl(response.headers)
     guard !control.mustRevalidate, let extra = control.staleIfError else { return false }
     return age < (lifetime ?? .zero) + .seconds(extra)
+  }
+
+  /// Whether it may answer now while the cache revalidates it in the background (RFC 5861 §3):
+  /// stale by no more than its `stale-while-revalidate`, neither `must-revalidate` nor
+  /// `no-cache` forbidding it, and the request asking for nothing fresher (no `max-age`,
+  /// `min-fresh` or `no-cache` of its own).
+  func mayServeWhileRevalidating(_ request: CacheControl) -> Bool {
+    let control = CacheControl(response.headers)
+    guard let window = control.staleWhileRevalidate, let lifetime, !control.mustRevalidate,
+      request.maxAge == nil, request.minFresh == nil, !request.noCache
+    else { return false }
+    return age < lifetime + .seconds(window)
+  }
+
+  /// Whether a `304` to the caller's own conditional `request` confirms this stored response:
+  /// the `304`'s `ETag` is the stored one, or, without one, the request's `If-None-Match` lists
+  /// the stored `ETag`, or its `If-Modified-Since` is the stored `Last-Modified`.
+  func isConfirmed(by notModified: HTTPResponse, for request: HTTPRequest) -> Bool {
+    if notModified.headers["ETag"] != nil {
+      return isSelected(by: notModified)
+    }
+    let tags = request.headers.values(for: "If-None-Match")
+    if !tags.isEmpty {
+      guard let stored = response.headers["ETag"].map(Self.opaque) else { return false }
+      return tags.flatMap(Self.entityTags).map(Self.opaque).contains(stored)
+    }
+    guard let since = HTTPDate.parse("If-Modified-Since", in: request.headers),
+      let modified = HTTPDate.parse("Last-Modified", in: response.headers)
+    else { return false }
+    return since == modified
   }
 
   /// Whether `request` asks for this variant: the same values of the headers `Vary` names, and
@@ -256,20 +388,37 @@ struct CacheEntry: Sendable {
   }
 
   /// This entry after a `304`: the stored body with the new headers in place of the stored ones
-  /// of the same names (RFC 9111 §3.2; framing headers stay), stored anew now.
+  /// of the same names (RFC 9111 §3.2; framing headers stay, and the headers never stored are
+  /// not taken), stored anew now, its age that of the `304`.
+  /// - Parameters:
+  ///   - notModified: The `304`.
+  ///   - clock: The client's clock.
+  ///   - heuristic: The cache's heuristic fraction, if any.
+  ///   - now: The wall time the `304` arrived.
+  ///   - responseDelay: How long it took to arrive.
+  /// - Returns: The refreshed entry, or `nil` when what it comes to may not be stored.
   func revalidated(
-    by notModified: HTTPResponse, clock: any Clock<Duration>, heuristic: Double?
+    by notModified: HTTPResponse, clock: any Clock<Duration>, heuristic: Double?, now: Date,
+    responseDelay: Duration
   ) -> CacheEntry? {
     var merged = response
     let kept: Set<String> = ["content-length", "transfer-encoding", "content-encoding"]
+    let unstored = Self.unstoredNames(
+      of: notModified.headers, control: CacheControl(notModified.headers))
     for name in Set(notModified.headers.fields.map { $0.name.lowercased() })
-    where !kept.contains(name) {
+    where !kept.contains(name) && !unstored.contains(name) {
       merged.headers.remove(name)
       for value in notModified.headers.values(for: name) {
         merged.headers.add(name, value)
       }
     }
-    guard let request = response.request else { return nil }
-    return CacheEntry(merged, for: request, clock: clock, heuristic: heuristic)
+    guard let request = response.request,
+      var entry = CacheEntry(
+        merged, for: request, clock: clock, heuristic: heuristic, now: now,
+        responseDelay: responseDelay)
+    else { return nil }
+    entry.initialAge = Self.correctedInitialAge(
+      notModified.headers, now: now, responseDelay: responseDelay)
+    return entry
   }
 }

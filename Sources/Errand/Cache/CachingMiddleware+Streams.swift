@@ -5,12 +5,14 @@ extension CachingMiddleware {
   /// kept, and it is stored once read to the end within the memory budget; a stream that fails,
   /// is left early or grows past the budget is not stored. One task a stream, not one a chunk.
   func recording(
-    _ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>
+    _ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>,
+    delay: Duration
   ) -> HTTPResponse {
+    let now = cache.now()
     guard let upstream = response.bodyStream,
       CacheEntry(
         response.collectedForStorage(Data()), for: request, clock: clock,
-        heuristic: cache.heuristicFreshness) != nil
+        heuristic: cache.heuristicFreshness, now: now, responseDelay: delay) != nil
     else { return response }
     let copying = Locked<Task<Void, Never>?>(nil)
     let (body, writer) = HTTPBody.makeStream(expectedLength: upstream.expectedLength) {
@@ -39,7 +41,7 @@ extension CachingMiddleware {
         if let kept,
           let entry = CacheEntry(
             response.collectedForStorage(kept), for: request, clock: clock,
-            heuristic: cache.heuristicFreshness)
+            heuristic: cache.heuristicFreshness, now: now, responseDelay: delay)
         {
           cache.insert(entry)
         }
@@ -52,6 +54,61 @@ extension CachingMiddleware {
     var recorded = response
     recorded.bodyStream = body
     return recorded
+  }
+}
+
+extension CachingMiddleware {
+  /// `response` with its streamed body read ahead, up to `limit` bytes: whole, when it ends
+  /// within them; else streaming on, the bytes read first and then the rest.
+  /// - Throws: The error that ended the body before the limit.
+  static func readingAhead(_ response: HTTPResponse, upTo limit: Int) async throws
+    -> HTTPResponse
+  {
+    guard let upstream = response.bodyStream else { return response }
+    var read = Data()
+    for try await chunk in upstream {
+      read.append(chunk)
+      if read.count > limit {
+        return continuing(response, from: upstream, after: read)
+      }
+    }
+    return response.collectedForStorage(read)
+  }
+
+  /// `response` streaming `read` and then the rest of `upstream`, which is read by one task that
+  /// stops when the reader does.
+  private static func continuing(
+    _ response: HTTPResponse, from upstream: HTTPBody, after read: Data
+  )
+    -> HTTPResponse
+  {
+    let copying = Locked<Task<Void, Never>?>(nil)
+    let (body, writer) = HTTPBody.makeStream(expectedLength: upstream.expectedLength) {
+      copying.withLock { $0 }?.cancel()
+      upstream.cancel()
+    }
+    writer.write(read)
+    let task = Task {
+      do {
+        for try await chunk in upstream {
+          switch writer.write(chunk) {
+          case .stop:
+            return
+          case .pause:
+            await withCheckedContinuation { resume in writer.whenDrained { resume.resume() } }
+          case .proceed:
+            break
+          }
+        }
+        writer.finish()
+      } catch {
+        writer.finish(throwing: error)
+      }
+    }
+    copying.withLock { $0 = task }
+    var continued = response
+    continued.bodyStream = body
+    return continued
   }
 }
 

@@ -12,15 +12,29 @@ import Foundation
 ///
 /// A stale response with a validator is revalidated (`If-None-Match`, `If-Modified-Since`); a
 /// `304 Not Modified` updates its headers and it comes back as a normal `200` whose
-/// ``HTTPResponse/cacheStatus`` is ``CacheStatus/revalidated``. A successful `POST`, `PUT`,
-/// `PATCH` or `DELETE` drops what is stored for its URL and for the same-origin `Location` and
-/// `Content-Location` it answers with. A request that carries its own `If-None-Match` or
-/// `If-Modified-Since` is passed through untouched, and so is an event stream (a request that
-/// accepts `text/event-stream` or carries `Last-Event-ID`; an answer of that type is never
-/// stored): a reconnection must reach the server. A streamed call (``APIClient/stream(_:)`` and
-/// the calls built on it) is answered from the cache like any other, its stored body arriving as
-/// one chunk; what it reads from the network is stored once read to the end within the memory
-/// budget.
+/// ``HTTPResponse/cacheStatus`` is ``CacheStatus/revalidated``. Within its
+/// `stale-while-revalidate` (RFC 5861) a stale response answers at once, marked
+/// ``CacheStatus/stale``, while the cache revalidates it in the background: through the rest of
+/// the chain, after the call has returned, with a deadline of its own (the call's timeout, at
+/// most ``backgroundRevalidationTimeout``), one at a time for a stored response and at most 16
+/// at once for a cache, cancelled when the client goes away (``HTTPCache/waitForRevalidations(timeout:)``
+/// waits for them). Within its `stale-if-error`, a stored response stands in for a revalidation
+/// that fails: no answer, a connection cut before the body ends (a streamed call's answer is read
+/// to its end first, within the memory budget and the call's deadline), or a `5xx`.
+///
+/// Every answer from the cache carries its current `Age` (RFC 9111 §5.1). A request with its own
+/// `If-None-Match` or `If-Modified-Since` is answered from a fresh stored response (a `304` when
+/// the caller's copy is current, the stored response when not), and otherwise goes to the server
+/// as written (a `304` that confirms the stored response refreshes it). A `206 Partial Content`
+/// is never stored; a request for one byte range is answered from a fresh stored whole body with
+/// a `206` of that range, and any other `Range` request goes to the server as it is. A
+/// successful `POST`, `PUT`, `PATCH` or `DELETE` drops what is stored for its URL and for the
+/// same-origin `Location` and `Content-Location` it answers with. An event stream (a request
+/// that accepts `text/event-stream` or carries `Last-Event-ID`; an answer of that type is never
+/// stored) is passed through untouched: a reconnection must reach the server. A streamed call
+/// (``APIClient/stream(_:)`` and the calls built on it) is answered from the cache like any
+/// other, its stored body arriving as one chunk; what it reads from the network is stored once
+/// read to the end within the memory budget.
 ///
 /// Wherever it is in the list, it runs after every other middleware, just before the transport:
 /// it sees, keys and stores the request exactly as it is sent, with the token
@@ -28,8 +42,9 @@ import Foundation
 /// with credentials (a header, query parameter or URL user its ``HTTPRequest/redaction`` hides)
 /// is only ever reused for a request with the same credentials (and an answer to a request
 /// without any, for one without any), so clients of different users can share one ``HTTPCache``
-/// without seeing each other's answers; it is written to disk only when the cache allows it. Retries, authentication and logging run outside it: a hit is
-/// logged, and a retry may be answered from the cache. The policy of a call is the endpoint's
+/// without seeing each other's answers; it is written to disk only when the cache allows it.
+/// Retries, authentication and logging run outside it: a hit is logged, and a retry may be
+/// answered from the cache. The policy of a call is the endpoint's
 /// ``Endpoint/cachePolicy``, else this middleware's.
 public struct CachingMiddleware: Middleware {
   /// Where responses are stored.
@@ -46,10 +61,33 @@ public struct CachingMiddleware: Middleware {
     self.policy = policy
   }
 
+  /// The longest a revalidation in the background may take, and its deadline when the call has
+  /// no timeout: 60 seconds.
+  public static let backgroundRevalidationTimeout: Duration = .seconds(60)
+
+  /// How the middleware sends a request through the rest of the chain after the call has
+  /// returned (a revalidation in the background), and whose work that is: given by the client.
+  struct Revalidator: Sendable {
+    /// The client's work, cancelled when it goes away.
+    let work: BackgroundWork
+    /// Sends through the rest of the chain, with a deadline of its own.
+    let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
+  }
+
   /// Answer from the cache, revalidate, or send the request and store the answer, as the call's
   /// policy and RFC 9111 say.
   public func intercept(
     _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+  ) async throws -> HTTPResponse {
+    try await intercept(request, revalidatingWith: nil, next: next)
+  }
+
+  /// ``intercept(_:next:)``, able to revalidate in the background through `revalidator` (given
+  /// by the client: without one, a response within `stale-while-revalidate` is revalidated before
+  /// it answers).
+  func intercept(
+    _ request: HTTPRequest, revalidatingWith revalidator: Revalidator?,
+    next: @Sendable (HTTPRequest) async throws -> HTTPResponse
   ) async throws -> HTTPResponse {
     let context = RequestContext.current
     let clock = context?.clock ?? ContinuousClock()
@@ -62,8 +100,7 @@ public struct CachingMiddleware: Middleware {
     let policy = context?.cachePolicy ?? self.policy
     // An event stream (or a reconnection to one) always reaches the server.
     let passesThrough =
-      request.headers["If-None-Match"] != nil || request.headers["If-Modified-Since"] != nil
-      || CacheEntry.isEventStream(request.headers, accept: true)
+      CacheEntry.isEventStream(request.headers, accept: true)
       || request.headers["Last-Event-ID"] != nil
     if passesThrough || policy == .reloadIgnoringCache || control.noStore {
       // Offline (the policy, or the request's own `only-if-cached`, RFC 9111 §5.2.1.7): nothing
@@ -80,7 +117,11 @@ public struct CachingMiddleware: Middleware {
     let keyed = Self.keyed(request, clientHeaders: context?.clientHeaders ?? [])
     let entry = cache.lookup(keyed, clock: clock)
     if let entry, entry.satisfies(control), !control.noCache {
-      return Self.answer(entry, entry.isFresh ? .hit : .stale, to: request)
+      // A range the stored body cannot serve goes to the server as it is.
+      if entry.servesRange(of: request) {
+        return entry.answer(to: request, entry.isFresh ? .hit : .stale)
+      }
+      return try await fetch(request, next: next, clock: clock, storingFor: keyed)
     }
     if control.onlyIfCached {
       // Asked for by the request (RFC 9111 §5.2.1.7): only what its directives allow, so never
@@ -92,7 +133,7 @@ public struct CachingMiddleware: Middleware {
       // The request's own `no-cache` (RFC 9111 §5.2.1.4) wins over a policy that prefers the
       // store, unless the call may not reach the network at all.
       if let entry, policy == .onlyIfCached || !control.noCache {
-        return Self.answer(entry, entry.isFresh ? .hit : .stale, to: request)
+        return entry.answer(to: request, entry.isFresh ? .hit : .stale)
       }
       if policy == .onlyIfCached {
         return Self.gatewayTimeout(for: request)
@@ -103,24 +144,61 @@ public struct CachingMiddleware: Middleware {
     guard let entry else {
       return try await fetch(request, next: next, clock: clock, storingFor: keyed)
     }
-    // A stale entry is revalidated with its validators, else fetched again.
-    let conditional = entry.conditional(request)
-    let response: HTTPResponse
+    if let revalidator, entry.mayServeWhileRevalidating(control), entry.servesRange(of: request) {
+      revalidate(entry, for: request, keyed: keyed, through: revalidator, clock: clock)
+      return entry.answer(to: request, .stale)
+    }
+    return try await revalidate(entry, for: request, keyed: keyed, next: next, clock: clock)
+  }
+
+  /// Ask the server about a stale `entry` for `request`: with the entry's validators, or, when
+  /// the request carries its own conditions or a range, as it is. A `304` about the entry
+  /// refreshes it; an error (no answer, or a `5xx`) within `stale-if-error` is answered with it.
+  private func revalidate(
+    _ entry: CacheEntry, for request: HTTPRequest, keyed: HTTPRequest,
+    next: @Sendable (HTTPRequest) async throws -> HTTPResponse, clock: any Clock<Duration>
+  ) async throws -> HTTPResponse {
+    let asIs = CacheEntry.isConditional(request) || request.headers["Range"] != nil
+    let conditional = asIs ? nil : entry.conditional(request)
+    let sent = Stopwatch(clock)
+    var response: HTTPResponse
     do {
       response = try await next(conditional ?? request)
+      if response.bodyStream != nil, response.status != 304, entry.mayStandInForError {
+        // A streamed answer is read to its end (within the memory budget, by the call's
+        // deadline, or 60 s without one) before the caller sees it, so that one cut short can
+        // still be answered from the cache.
+        let streamed = response
+        let limit = cache.memoryBudget
+        let deadline =
+          RequestContext.current?.deadline
+          ?? RequestDeadline(timeout: Self.backgroundRevalidationTimeout, clock: clock)
+        response = try await deadline.race { try await Self.readingAhead(streamed, upTo: limit) }
+      }
     } catch {
       // RFC 5861: a stored response may stand in for a failed request to the server (a
       // revalidation or not), not for a call its caller cancelled.
       let cancelled = error is CancellationError || (error as? APIError)?.kind == .cancelled
       guard entry.mayStandInForError, !cancelled else { throw error }
-      return Self.answer(entry, .stale, to: request)
+      return entry.answer(to: request, .stale)
     }
-    if response.status >= 500, entry.mayStandInForError {
+    let delay = sent.elapsed
+    if (500...599).contains(response.status), entry.mayStandInForError {
       response.bodyStream?.cancel()
-      return Self.answer(entry, .stale, to: request)
+      return entry.answer(to: request, .stale)
+    }
+    if asIs {
+      // The caller's own validation: a `304` that confirms what is stored refreshes it too.
+      if response.status == 304, entry.isConfirmed(by: response, for: request),
+        let updated = refreshed(entry, by: response, clock: clock, delay: delay)
+      {
+        cache.insert(updated)
+        return response
+      }
+      return store(response, for: keyed, clock: clock, delay: delay)
     }
     guard conditional != nil else {
-      return store(response, for: keyed, clock: clock)
+      return store(response, for: keyed, clock: clock, delay: delay)
     }
     if response.status == 304, !entry.isSelected(by: response) {
       // RFC 9111 §4.3.4: a 304 whose validator is not the stored one's updates nothing, and
@@ -129,24 +207,67 @@ public struct CachingMiddleware: Middleware {
       return try await fetch(request, next: next, clock: clock, storingFor: keyed)
     }
     guard response.status == 304,
-      let updated = entry.revalidated(
-        by: response, clock: clock, heuristic: cache.heuristicFreshness)
+      let updated = refreshed(entry, by: response, clock: clock, delay: delay)
     else {
-      return store(response, for: keyed, clock: clock)
+      return store(response, for: keyed, clock: clock, delay: delay)
     }
     response.bodyStream?.cancel()  // a streamed call's 304 has an empty body to let go of
     cache.insert(updated)
-    var answer = updated.response
+    var answer = updated.answer(to: request, .revalidated)
     // A cookie the 304 sets is this caller's, though it is not stored.
     for name in CacheEntry.unstoredHeaders {
       for value in response.headers.values(for: name) {
         answer.headers.add(name, value)
       }
     }
-    answer.request = request
     answer.attempts = response.attempts
-    answer.cacheStatus = .revalidated
     return answer
+  }
+
+  /// `entry` refreshed by a `304` that arrived `delay` after its request left.
+  private func refreshed(
+    _ entry: CacheEntry, by notModified: HTTPResponse, clock: any Clock<Duration>,
+    delay: Duration
+  ) -> CacheEntry? {
+    entry.revalidated(
+      by: notModified, clock: clock, heuristic: cache.heuristicFreshness, now: cache.now(),
+      responseDelay: delay)
+  }
+
+  /// Start revalidating `entry` (stored for `keyed`) in the background, sending `request`
+  /// through `revalidator`, unless it is being revalidated already or the cache runs as many as
+  /// it may (RFC 5861 §3): the answer then refreshes or replaces what is stored, and an error
+  /// leaves it as it is.
+  private func revalidate(
+    _ entry: CacheEntry, for request: HTTPRequest, keyed: HTTPRequest,
+    through revalidator: Revalidator, clock: any Clock<Duration>
+  ) {
+    // The request as the entry's validators would send it: not the caller's own conditions or
+    // range, which concern the caller's answer only. (`keyed` is what the store sees, never
+    // sent.)
+    var plain = request
+    for name in ["If-None-Match", "If-Modified-Since", "Range", "If-Range"] {
+      plain.headers.remove(name)
+    }
+    let request = entry.conditional(plain) ?? plain
+    let identity =
+      entry.key + "\n"
+      + entry.varying.sorted { $0.key < $1.key }
+      .map { "\($0.key)=\($0.value ?? "")" }.joined(separator: "\n")
+    cache.revalidateInBackground(identity, as: revalidator.work) { [self] in
+      let sent = Stopwatch(clock)
+      guard let response = try? await revalidator.send(request) else { return }
+      let delay = sent.elapsed
+      if response.status == 304 {
+        if entry.isSelected(by: response),
+          let updated = refreshed(entry, by: response, clock: clock, delay: delay)
+        {
+          cache.insert(updated)
+        }
+      } else if !(500...599).contains(response.status) {
+        _ = store(response, for: keyed, clock: clock, delay: delay)
+      }
+    }
   }
 
   /// Send `request`; store the answer for `keyed` (the request as the store sees it) when
@@ -155,9 +276,10 @@ public struct CachingMiddleware: Middleware {
     _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse,
     clock: any Clock<Duration>, storingFor keyed: HTTPRequest?
   ) async throws -> HTTPResponse {
+    let sent = Stopwatch(clock)
     let response = try await next(request)
     guard let keyed else { return response }
-    return store(response, for: keyed, clock: clock)
+    return store(response, for: keyed, clock: clock, delay: sent.elapsed)
   }
 
   /// `request` as the store sees it: the client's own default headers that are not safe at any
@@ -176,17 +298,20 @@ public struct CachingMiddleware: Middleware {
     return keyed
   }
 
-  /// Store `response` if RFC 9111 allows it, and return it marked as a miss.
+  /// Store `response`, which arrived `delay` after its request left, if RFC 9111 allows it, and
+  /// return it marked as a miss.
   private func store(
-    _ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>
+    _ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>,
+    delay: Duration
   ) -> HTTPResponse {
     if response.bodyStream != nil {
-      var answer = recording(response, for: request, clock: clock)
+      var answer = recording(response, for: request, clock: clock, delay: delay)
       answer.cacheStatus = .miss
       return answer
     }
     if let entry = CacheEntry(
-      response, for: request, clock: clock, heuristic: cache.heuristicFreshness)
+      response, for: request, clock: clock, heuristic: cache.heuristicFreshness, now: cache.now(),
+      responseDelay: delay)
     {
       cache.insert(entry)
     } else if CacheControl(response.headers).noStore {
@@ -204,17 +329,6 @@ public struct CachingMiddleware: Middleware {
     offline.request = request
     offline.cacheStatus = .miss
     return offline
-  }
-
-  /// A stored answer, for `request`: its ``HTTPResponse/request`` is the caller's own, never
-  /// the request that stored it.
-  private static func answer(
-    _ entry: CacheEntry, _ status: CacheStatus, to request: HTTPRequest
-  ) -> HTTPResponse {
-    var answer = entry.response
-    answer.request = request
-    answer.cacheStatus = status
-    return answer
   }
 
   /// RFC 9111 §4.4: a successful unsafe request drops what is stored for its URL, and for the

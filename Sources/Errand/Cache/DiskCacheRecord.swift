@@ -53,7 +53,7 @@ struct DiskCacheRecord: Codable {
   /// lowercase header names, or more of them than a stored response may vary on.
   func entry(for request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
     let since = Date().timeIntervalSince(storedAt)
-    guard format == Self.format, CacheEntry.storableStatuses.contains(status),
+    guard format == Self.format, CacheEntry.isFinal(status),
       (0...Self.longest).contains(initialAge),
       lifetime.map({ (0...Self.longest).contains($0) }) ?? true,
       (-Self.mostAhead...Self.longest).contains(since),

@@ -13,17 +13,28 @@ import Foundation
 ///                        configuration: .init(middleware: [CachingMiddleware(cache: cache)]))
 /// ```
 ///
-/// Freshness comes from `Cache-Control: max-age`, else `Expires` minus `Date`, else, only when
-/// `heuristicFreshness` is set, that fraction of the time since `Last-Modified` (at most a day);
-/// a response with none of these is stored only when it has a validator (`ETag`,
-/// `Last-Modified`), and is then revalidated before each use. Age is the response's `Age`
-/// plus the time it has been stored, on the client's clock, so a test's `TestClock` ages entries
-/// without waiting (a response read back from disk is first aged by the wall time it spent
-/// there). Only `GET` answers are stored; `no-store` (request or response) and `Vary: *` are never
-/// stored; `Vary` keeps one entry per set of the named request headers (a response to the same URL
-/// that names other headers replaces them in memory). As a private cache it
-/// stores answers to requests with `Authorization` (RFC 9111 §3.5 limits shared caches only) in
-/// memory; on disk only when `storesAuthenticatedResponsesOnDisk` says so.
+/// What is stored (RFC 9111 §3): `GET` answers with a final status (never a `206` part), with
+/// explicit freshness (`max-age`, `Expires`), `public` or `private`, or a heuristically
+/// cacheable status (RFC 9110 §15.1: `200`, `203`, `204`, `300`, `301`, `308`, `404`, `405`,
+/// `410`, `414`, `501`): so a `302` or a `503` with `max-age` is stored, a `403` with
+/// `Last-Modified` alone is not. `no-store` (request or response) and `Vary: *` are never stored
+/// (`must-understand` lets `no-store` be ignored for a status RFC 9110 defines). The hop-by-hop
+/// headers (`Connection`, those it names, `Keep-Alive`, `TE`, `Transfer-Encoding`, `Upgrade`),
+/// the proxy's (`Proxy-*`), those a `no-cache="…"` names, and `Set-Cookie` are never stored.
+///
+/// Freshness comes from `Cache-Control: max-age`, else `Expires` minus `Date` (an `Expires` that
+/// is not exactly an HTTP date means already expired), else, only when `heuristicFreshness` is
+/// set and the status is heuristically cacheable or the response `public`, that fraction of the
+/// time since `Last-Modified` (at most a day); a response with none of these is stored only when
+/// it has a validator (`ETag`, `Last-Modified`), and is then revalidated before each use. Its age
+/// is RFC 9111 §4.2.3's: the larger of its `Age` (plus the time it took to arrive) and the time
+/// since its `Date`, plus the time it has been stored, on the client's clock, so a test's
+/// `TestClock` ages entries without waiting (a response read back from disk is first aged by the
+/// wall time it spent there); every answer from the cache carries it as `Age`. `Vary` keeps one
+/// entry per set of the named request headers (a response to the same URL that names other
+/// headers replaces them in memory). As a private cache it stores answers to requests with
+/// `Authorization` (RFC 9111 §3.5 limits shared caches only) in memory; on disk only when
+/// `storesAuthenticatedResponsesOnDisk` says so.
 ///
 /// On disk, nothing secret is written: files are named by hashes of the URL (which is not
 /// written), the headers a request's ``HTTPRequest/redaction`` hides (`Authorization`, `Cookie`,
@@ -61,8 +72,22 @@ public final class HTTPCache: Sendable {
   public var directory: URL? { disk?.directory }
   /// How many times the disk store listed every file in its folder (``DiskCacheStore/listings``).
   var diskListings: Int { disk?.listings ?? 0 }
+  /// The wall clock: when a response arrived, for its age and the freshness `Expires` gives it.
+  let now: @Sendable () -> Date
   private let store = Locked(CacheStore())
   private let disk: DiskCacheStore?
+  private let revalidations = Locked(Revalidations())
+
+  /// The revalidations running in the background: which stored responses (one at a time each),
+  /// and who waits for them to end.
+  private struct Revalidations: Sendable {
+    var running: Set<String> = []
+    var waiters = ConditionWaiters<Revalidations>()
+  }
+
+  /// The most revalidations one cache runs in the background at once; a stale response that
+  /// would start one more is answered without it (the next use tries again).
+  static let mostBackgroundRevalidations = 16
 
   /// Create a cache.
   /// - Parameters:
@@ -83,13 +108,42 @@ public final class HTTPCache: Sendable {
   ///     the first unlock after a restart, background launches included. With `.complete`, files
   ///     cannot be read while the device is locked: they are then misses, and are kept. Ignored
   ///     elsewhere.
-  public init(
+  public convenience init(
     memoryBudget: Int = 10 * 1024 * 1024, directory: URL? = nil, diskBudget: Int = 50 * 1024 * 1024,
     storesAuthenticatedResponsesOnDisk: Bool = false, heuristicFreshness: Double? = nil,
     fileProtection: FileProtectionType = .completeUntilFirstUserAuthentication
   ) {
+    self.init(
+      memoryBudget: memoryBudget, directory: directory, diskBudget: diskBudget,
+      storesAuthenticatedResponsesOnDisk: storesAuthenticatedResponsesOnDisk,
+      heuristicFreshness: heuristicFreshness, fileProtection: fileProtection, now: { Date() })
+  }
+
+  /// Create a cache that reads the time of day from `now`: the wall clock a response's `Date`
+  /// and `Expires` are compared with (a test gives one that follows its `TestClock`). Stored
+  /// responses age on the client's clock either way.
+  /// - Parameters:
+  ///   - memoryBudget: The most bytes to keep in memory; 10 MB by default.
+  ///   - directory: A folder of its own for the disk store, or `nil` (the default) for memory
+  ///     only.
+  ///   - diskBudget: The most bytes of files on disk, shared with every cache on the same folder;
+  ///     50 MB by default.
+  ///   - storesAuthenticatedResponsesOnDisk: Whether answers to requests that carry credentials
+  ///     may be written to disk, without those headers; `false` by default.
+  ///   - heuristicFreshness: The fraction of the time since `Last-Modified` that a response
+  ///     without explicit freshness stays fresh, at most a day; `nil` (the default) for none.
+  ///   - fileProtection: On Apple platforms, the data protection class of the disk store's
+  ///     folder; `.completeUntilFirstUserAuthentication` by default.
+  ///   - now: The current date.
+  public init(
+    memoryBudget: Int = 10 * 1024 * 1024, directory: URL? = nil, diskBudget: Int = 50 * 1024 * 1024,
+    storesAuthenticatedResponsesOnDisk: Bool = false, heuristicFreshness: Double? = nil,
+    fileProtection: FileProtectionType = .completeUntilFirstUserAuthentication,
+    now: @escaping @Sendable () -> Date
+  ) {
     self.memoryBudget = max(0, memoryBudget)
     self.heuristicFreshness = heuristicFreshness.map { min(max($0, 0), 1) }
+    self.now = now
     disk = directory.map {
       DiskCacheStore(
         directory: $0, budget: diskBudget,
@@ -139,5 +193,46 @@ public final class HTTPCache: Sendable {
   func invalidate(_ url: URL) {
     store.withLock { $0.remove(CacheEntry.key(for: url)) }
     disk?.invalidate(url)
+  }
+
+  /// How many revalidations the cache is running in the background
+  /// (`stale-while-revalidate`).
+  public var revalidationsInFlight: Int {
+    revalidations.withLock { $0.running.count }
+  }
+
+  /// Wait until the revalidations the cache runs in the background have ended (each ends by its
+  /// own deadline, or when its client goes away): for a test, before it looks at what is stored.
+  /// - Parameter timeout: The longest to wait, in real time: 60 seconds by default.
+  /// - Returns: `true` once none is running; `false` when the timeout ran out or the waiting task
+  ///   was cancelled first.
+  @discardableResult
+  public func waitForRevalidations(timeout: Duration = .seconds(60)) async -> Bool {
+    await revalidations.wait(on: \.waiters, timeout: timeout) { $0.running.isEmpty }
+  }
+
+  /// Run `operation` in the background as `work`'s, unless the stored response `key` names is
+  /// being revalidated already or ``mostBackgroundRevalidations`` are running.
+  /// - Returns: Whether it started.
+  @discardableResult
+  func revalidateInBackground(
+    _ key: String, as work: BackgroundWork, _ operation: @escaping @Sendable () async -> Void
+  ) -> Bool {
+    let admitted = revalidations.withLock { state in
+      guard !state.running.contains(key),
+        state.running.count < Self.mostBackgroundRevalidations
+      else { return false }
+      state.running.insert(key)
+      return true
+    }
+    guard admitted else { return false }
+    let started = work.start { [self] in
+      await operation()
+      revalidations.change(\.waiters) { _ = $0.running.remove(key) }
+    }
+    if !started {
+      revalidations.change(\.waiters) { _ = $0.running.remove(key) }
+    }
+    return started
   }
 }

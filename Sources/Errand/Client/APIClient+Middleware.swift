@@ -41,7 +41,7 @@ extension APIClient {
     var response: HTTPResponse
     do {
       response = try await RequestContext.$current.withValue(context) {
-        try await send(request, through: chain[...], as: exchange)
+        try await pipeline.send(request, through: chain[...], as: exchange)
       }
     } catch {
       throw APIError(transportError: error, request: request)
@@ -72,10 +72,28 @@ extension APIClient {
     return chain.filter { !($0 is CachingMiddleware) } + chain.filter { $0 is CachingMiddleware }
   }
 
+  /// The end of the chain, apart from the client.
+  nonisolated var pipeline: Pipeline {
+    Pipeline(
+      transport: transport, exchangeTransport: exchangeTransport,
+      backgroundWork: backgroundWork, clock: configuration.clock)
+  }
+}
+
+/// What a call goes through once it leaves the client: the middleware chain and the transport.
+/// It holds what the client's transport needs, not the client, so that what a call leaves running
+/// in the background (a cache's revalidation) does not keep the client alive.
+struct Pipeline: Sendable {
+  let transport: any Transport
+  let exchangeTransport: (any ExchangeTransport)?
+  let backgroundWork: BackgroundWork
+  let clock: any Clock<Duration>
+
   /// Send a request through the middleware chain, outermost first, then the transport, as
   /// `exchange` says. A call that withholds its secrets (a next page at an origin the app did not
-  /// choose) has them removed before the cache and the transport see it.
-  nonisolated func send(
+  /// choose) has them removed before the cache and the transport see it. A cache gets a way to
+  /// revalidate in the background through the rest of the chain.
+  func send(
     _ request: HTTPRequest, through chain: ArraySlice<any Middleware>, as exchange: Exchange
   ) async throws -> HTTPResponse {
     var request = request
@@ -87,8 +105,43 @@ extension APIClient {
       response.request = request
       return response
     }
+    let rest = chain.dropFirst()
+    if let cache = first as? CachingMiddleware {
+      return try await cache.intercept(
+        request, revalidatingWith: revalidator(through: rest, as: exchange)
+      ) { next in
+        try await send(next, through: rest, as: exchange)
+      }
+    }
     return try await first.intercept(request) { next in
-      try await send(next, through: chain.dropFirst(), as: exchange)
+      try await send(next, through: rest, as: exchange)
+    }
+  }
+
+  /// How a cache revalidates in the background through `rest` of the chain, after the call has
+  /// returned: a buffered exchange with a deadline of its own (the call's timeout, at most
+  /// ``CachingMiddleware/backgroundRevalidationTimeout``), no listeners (the call has ended), the
+  /// call's context for the middleware below, and the client's ``BackgroundWork``, which cancels
+  /// it when the client goes away.
+  private func revalidator(through rest: ArraySlice<any Middleware>, as exchange: Exchange)
+    -> CachingMiddleware.Revalidator
+  {
+    let context = RequestContext.current
+    let withholding = exchange.withholding
+    let timeout = min(
+      exchange.deadline?.timeout ?? CachingMiddleware.backgroundRevalidationTimeout,
+      CachingMiddleware.backgroundRevalidationTimeout)
+    return CachingMiddleware.Revalidator(work: backgroundWork) { [self] request in
+      var exchange = Exchange(
+        streams: false, deadline: RequestDeadline(timeout: timeout, clock: clock), progress: nil,
+        events: nil)
+      exchange.withholding = withholding
+      var background = context
+      background?.deadline = exchange.deadline
+      background?.events = nil
+      return try await RequestContext.$current.withValue(background) {
+        try await send(request, through: rest, as: exchange)
+      }
     }
   }
 
@@ -98,9 +151,7 @@ extension APIClient {
   /// A buffered call waits for the whole body (within the deadline and the size limit); a
   /// streamed call (``Exchange/streams``) returns at the head, its body in
   /// ``HTTPResponse/bodyStream``.
-  private nonisolated func send(
-    _ request: HTTPRequest, as exchange: Exchange
-  ) async throws -> HTTPResponse {
+  private func send(_ request: HTTPRequest, as exchange: Exchange) async throws -> HTTPResponse {
     var request = request
     if !exchange.streams, request.maximumResponseSize == nil {
       request.maximumResponseSize = APIClient.Configuration.defaultBufferedResponseLimit

@@ -24,6 +24,9 @@ public actor APIClient {
   nonisolated let exchangeTransport: (any ExchangeTransport)?
   /// One per listener in the configuration, each posting to its listener's shared mailbox.
   nonisolated let eventDispatchers: [EventDispatcher]
+  /// What the client's calls leave running once they return (a cache's revalidation in the
+  /// background): cancelled when the client goes away.
+  nonisolated let backgroundWork = BackgroundWork()
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -39,6 +42,10 @@ public actor APIClient {
     self.exchangeTransport = transport as? any ExchangeTransport
     self.configuration = configuration
     self.eventDispatchers = configuration.eventListeners.map(EventDispatcher.init)
+  }
+
+  deinit {
+    backgroundWork.cancelAll()
   }
 
   /// Create a client for a server environment.

@@ -99,7 +99,7 @@ public struct RetryPolicy: Sendable {
     let wait: Duration
     if let seconds = Int(trimmed), seconds >= 0 {
       wait = .seconds(seconds)
-    } else if let date = HTTPDate.parse(trimmed) {
+    } else if let date = HTTPDate.parse(trimmed, now: now) {
       wait = .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
     } else {
       return nil

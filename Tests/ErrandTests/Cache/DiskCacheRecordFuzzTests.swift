@@ -47,7 +47,10 @@ import Testing
       Damage(field: "format", json: "3", makesSense: false),
       Damage(field: "check", json: "\"0000000000000000\"", makesSense: false),
       Damage(field: "status", json: "99", makesSense: false),
-      Damage(field: "status", json: "500", makesSense: false),
+      Damage(field: "status", json: "206", makesSense: false),
+      Damage(field: "status", json: "304", makesSense: false),
+      Damage(field: "status", json: "600", makesSense: false),
+      Damage(field: "status", json: "500", makesSense: true),
       Damage(field: "status", json: "404", makesSense: true),
       Damage(field: "headers", json: "[[\"Cache-Control\"]]", makesSense: false),
       Damage(

@@ -14,7 +14,7 @@ import Testing
   /// a day (the cap); without it, it is revalidated at once.
   @Test(arguments: [nil, 0.1] as [Double?])
   func heuristicFreshnessIsUsedOnlyWhenAsked(fraction: Double?) async throws {
-    let setup = Setup(cache: HTTPCache(heuristicFreshness: fraction))
+    let setup = Setup { HTTPCache(heuristicFreshness: fraction, now: $0) }
     let headers: HTTPHeaders = [
       "Date": "Tue, 01 Dec 2026 10:00:00 GMT", "Last-Modified": "Sat, 21 Nov 2026 10:00:00 GMT",
     ]

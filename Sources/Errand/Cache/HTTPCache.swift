@@ -107,16 +107,39 @@ public final class HTTPCache: Sendable {
   ///     which its files take: `.completeUntilFirstUserAuthentication` by default, readable from
   ///     the first unlock after a restart, background launches included. With `.complete`, files
   ///     cannot be read while the device is locked: they are then misses, and are kept. Ignored
-  ///     elsewhere.
+  ///     elsewhere. (Without it, the default.)
   public convenience init(
     memoryBudget: Int = 10 * 1024 * 1024, directory: URL? = nil, diskBudget: Int = 50 * 1024 * 1024,
     storesAuthenticatedResponsesOnDisk: Bool = false, heuristicFreshness: Double? = nil,
-    fileProtection: FileProtectionType = .completeUntilFirstUserAuthentication
+    fileProtection: FileProtectionType
   ) {
     self.init(
       memoryBudget: memoryBudget, directory: directory, diskBudget: diskBudget,
       storesAuthenticatedResponsesOnDisk: storesAuthenticatedResponsesOnDisk,
       heuristicFreshness: heuristicFreshness, fileProtection: fileProtection, now: { Date() })
+  }
+
+  /// Create a cache, its disk store's folder (on Apple platforms) with the data protection class
+  /// `.completeUntilFirstUserAuthentication`; see ``init(memoryBudget:directory:diskBudget:storesAuthenticatedResponsesOnDisk:heuristicFreshness:fileProtection:)``.
+  /// - Parameters:
+  ///   - memoryBudget: The most bytes to keep in memory; 10 MB by default. A response larger than
+  ///     the whole budget is not stored.
+  ///   - directory: A folder of its own for the disk store, or `nil` (the default) for memory
+  ///     only.
+  ///   - diskBudget: The most bytes of files on disk, shared with every cache on the same folder;
+  ///     50 MB by default.
+  ///   - storesAuthenticatedResponsesOnDisk: Whether answers to requests that carry credentials
+  ///     may be written to disk, without those headers; `false` by default.
+  ///   - heuristicFreshness: The fraction of the time since `Last-Modified` that a response
+  ///     without explicit freshness stays fresh, at most a day; `nil` (the default) for none.
+  public convenience init(
+    memoryBudget: Int = 10 * 1024 * 1024, directory: URL? = nil, diskBudget: Int = 50 * 1024 * 1024,
+    storesAuthenticatedResponsesOnDisk: Bool = false, heuristicFreshness: Double? = nil
+  ) {
+    self.init(
+      memoryBudget: memoryBudget, directory: directory, diskBudget: diskBudget,
+      storesAuthenticatedResponsesOnDisk: storesAuthenticatedResponsesOnDisk,
+      heuristicFreshness: heuristicFreshness, now: { Date() })
   }
 
   /// Create a cache that reads the time of day from `now`: the wall clock a response's `Date`

@@ -86,9 +86,17 @@ final class DeadlineScheduler: Sendable {
   /// Run `handler` after `delay`, unless cancelled first.
   /// - Returns: An identifier for ``cancel(_:)``.
   func schedule(after delay: Duration, _ handler: @escaping @Sendable () -> Void) -> UInt64 {
+    schedule(after: delay, from: DispatchTime.now(), handler)
+  }
+
+  /// Run `handler` `delay` after `start`, unless cancelled first.
+  /// - Returns: An identifier for ``cancel(_:)``.
+  func schedule(
+    after delay: Duration, from start: DispatchTime, _ handler: @escaping @Sendable () -> Void
+  ) -> UInt64 {
     // Saturates: a delay of centuries (`.seconds(Int64.max)`, say) means "never", not a crash.
     let nanoseconds = UInt64(min(max(0, delay / .nanoseconds(1)), 9.0e18))
-    let (sum, overflow) = DispatchTime.now().uptimeNanoseconds.addingReportingOverflow(nanoseconds)
+    let (sum, overflow) = start.uptimeNanoseconds.addingReportingOverflow(nanoseconds)
     let deadline = overflow ? UInt64.max - 1 : min(sum, UInt64.max - 1)
     return state.withLock { state in
       state.nextID &+= 1

@@ -35,10 +35,9 @@ public final class URLSessionTransport: Transport {
   /// The session that runs the requests.
   public let session: URLSession
   private let delegate: SessionDelegate?
-  /// The session (and its delegate) for streamed calls: on Linux a second one whose delegate
-  /// callbacks go through an `OperationQueue`, which paces URLSession's reading to the delegate
-  /// (a faster queue lets it read further ahead, and a 512 MB download then held 70 MB instead of
-  /// 51 MB); elsewhere the same session.
+  /// The session (and its delegate) for streamed calls: on Linux a second one, with a
+  /// ``DelegateQueue`` of its own, so that a streamed body's writes to its temporary file never
+  /// hold up the callbacks of buffered calls; elsewhere the same session.
   private let streamingSession: URLSession
   private let streamingDelegate: SessionDelegate?
 
@@ -60,7 +59,7 @@ public final class URLSessionTransport: Transport {
       let streamingDelegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
       self.streamingDelegate = streamingDelegate
       streamingSession = URLSession(
-        configuration: configuration, delegate: streamingDelegate, delegateQueue: nil)
+        configuration: configuration, delegate: streamingDelegate, delegateQueue: DelegateQueue())
     #else
       session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
       streamingDelegate = delegate
@@ -129,6 +128,29 @@ public final class URLSessionTransport: Transport {
   /// bytes the reader has not taken yet are buffered: in memory up to ``HTTPBody/memoryBudget``,
   /// then in a temporary file. A transport created with ``init(session:)`` cannot see the body
   /// as it arrives and streams the whole body as one chunk.
+  ///
+  /// On Linux, FoundationNetworking reads ahead of the session's delegate and queues every chunk
+  /// the delegate has not taken yet in memory, without a limit; this transport makes URLSession
+  /// wait instead, once 512 chunks (at most 8 MiB) wait for the delegate, until they are down to
+  /// 16, so the transfer goes at the pace at which the delegate writes the body. A reader that
+  /// stops reading then costs memory that does not grow with the body: the budget, a 1 MiB write
+  /// buffer for the file and at most 8 MiB of waiting chunks, while the rest goes to disk.
+  ///
+  /// The process's resident size grows by more: glibc's allocator keeps memory that
+  /// FoundationNetworking allocated and freed for each chunk. Measured on 2 cores with a reader
+  /// that stopped after the first chunk: 15–40 MB for a body of 256–512 MB, 36–39 MB for 1 GB and
+  /// 57 MB for 2 and 4 GB, of which `malloc_trim(0)` gives back all but 6–38 MB (a reader that
+  /// keeps up, without this flow control: 28 MB for 1 GB, 89 MB for 4 GB); before it, a stalled
+  /// reader cost 33–270 MB for 256–512 MB and 500–790 MB for 1 GB. `CurlTransport` pauses the
+  /// transfer instead and grows by 3 MB at most.
+  ///
+  /// While URLSession waits for the delegate, every URLSession of the process waits: on Linux
+  /// they all run on one internal queue. The wait ends with the backlog almost worked off, and
+  /// libcurl then reads at its own pace until the limit again, which lets the other sessions'
+  /// work run in between: beside a stalled reader of a body sent at about 250 MB/s, a call on
+  /// another session waited up to 0.15–0.5 s (0.07–0.7 s without this flow control). A server
+  /// that sends faster than FoundationNetworking reads (loopback) holds the other sessions up
+  /// for seconds either way. For large bodies on Linux, prefer `CurlTransport`.
   /// - Parameter request: The request to send.
   /// - Returns: The head of the response, with its body stream.
   /// - Throws: What ``send(_:)`` throws before the head arrives.

@@ -31,14 +31,25 @@ import Foundation
   /// about 250 MB/s waited up to 0.15–0.5 s, as without any wait (0.07–0.7 s); with waits at
   /// 1 MiB and half of it, up to 2–3 s, as long as the body took. A server that sends faster than
   /// FoundationNetworking reads holds the other sessions up either way: up to 1–4.6 s without the
-  /// waits, 2–2.8 s with them, over loopback.
+  /// waits, 2–2.8 s with them, over loopback. It holds up the calls that wait for the work queue
+  /// of its own session longer, until its socket has nothing left to read: over loopback, the
+  /// cancellation of a task (`URLSessionTask.cancel()`) may land only when the body ends or the
+  /// server pauses, with these waits or without them.
+  ///
+  /// The wait lasts as long as the delegate takes to work the backlog off, however slow it is,
+  /// as long as it keeps running callbacks: so nothing that runs here may take its time. Errand's
+  /// delegate writes the body and answers at once; what could wait (an upload progress observer,
+  /// the answer to an authentication challenge, which cancels the task and so waits for
+  /// URLSession's work queue) runs on queues of its own.
   ///
   /// The wait is never made where it could hold up the delegate or Swift concurrency: not on the
   /// delegate's own queue, and not on a thread that runs a Swift task (a caller in async code
-  /// that adds a block itself, such as `URLSession.flush(completionHandler:)`). And it ends when
-  /// the delegate has run nothing for ``stallAllowance``: a callback may wait for URLSession's
-  /// work queue itself (an upload progress handler that creates a task), which would otherwise
-  /// never be free again. The backlog may then grow until the delegate runs a callback, and is
+  /// that adds a block itself, such as `URLSession.flush(completionHandler:)`). Every caller that
+  /// waits (URLSession's work queue, and a thread that calls `flush(completionHandler:)` or
+  /// `reset(completionHandler:)`) goes on together. And the wait ends when the delegate has run
+  /// nothing for ``stallAllowance``: a callback that waits for URLSession's work queue itself
+  /// (cancelling, suspending or creating a task, invalidating a session) would otherwise never
+  /// see it free again. The backlog may then grow until the delegate runs a callback, and is
   /// held again from then on.
   ///
   /// The blocks run on one serial Dispatch queue, in the order they were added, as a serial
@@ -72,8 +83,10 @@ import Foundation
     private var pending = 0
     /// Callbacks that have finished running, to tell a stalled delegate from a slow one.
     private var completed = 0
-    /// Whether an `addOperation(_:)` waits for the backlog to shrink.
-    private var callerWaits = false
+    /// How many callers of `addOperation(_:)` wait for the backlog to shrink: URLSession's work
+    /// queue, and a thread that calls `flush(completionHandler:)` or `reset(completionHandler:)`
+    /// (which add a block from the caller's thread) may wait at once.
+    private var waitingCallers = 0
     /// `completed` when the delegate was last found stalled: nothing waits for it again until it
     /// has run another callback.
     private var stalledAt: Int?
@@ -98,11 +111,12 @@ import Foundation
       }
     }
 
-    /// Callbacks added that have not finished running, and whether a caller waits to add one.
-    var backlogState: (pending: Int, callerWaits: Bool) {
+    /// Callbacks added that have not finished running, whether a caller waits to add one, and
+    /// how many do.
+    var backlogState: (pending: Int, callerWaits: Bool, waitingCallers: Int) {
       backlog.lock()
       defer { backlog.unlock() }
-      return (pending, callerWaits)
+      return (pending, waitingCallers > 0, waitingCallers)
     }
 
     /// Count one more callback, first waiting while the backlog is full: on URLSession's work
@@ -116,29 +130,32 @@ import Foundation
       defer { backlog.unlock() }
       if mayWait, pending >= backlogLimit, stalledAt != completed {
         var seen = completed
-        callerWaits = true
-        while pending > resumeBelow {
+        waitingCallers += 1
+        while pending > resumeBelow, stalledAt != completed {
           if !backlog.wait(until: Date(timeIntervalSinceNow: stallAllowance)) {
             if completed == seen {
+              // Stalled: every caller that waits goes on.
               stalledAt = completed
+              backlog.broadcast()
               break
             }
             seen = completed
           }
         }
-        callerWaits = false
+        waitingCallers -= 1
       }
       pending += 1
     }
 
-    /// One callback has run: wake a waiting caller once the backlog is down to `resumeBelow`.
+    /// One callback has run: wake every waiting caller once the backlog is down to
+    /// `resumeBelow`.
     private func finished() {
       backlog.lock()
       defer { backlog.unlock() }
       pending -= 1
       completed += 1
-      if callerWaits, pending <= resumeBelow {
-        backlog.signal()
+      if waitingCallers > 0, pending <= resumeBelow {
+        backlog.broadcast()
       }
     }
   }

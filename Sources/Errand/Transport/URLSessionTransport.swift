@@ -51,21 +51,48 @@ public final class URLSessionTransport: Transport {
     configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
     trustedRedirectHosts: Set<String> = []
   ) {
-    let delegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
-    self.delegate = delegate
     #if canImport(FoundationNetworking)
-      session = URLSession(
-        configuration: configuration, delegate: delegate, delegateQueue: DelegateQueue())
-      let streamingDelegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
-      self.streamingDelegate = streamingDelegate
-      streamingSession = URLSession(
-        configuration: configuration, delegate: streamingDelegate, delegateQueue: DelegateQueue())
+      (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
+        configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
+        queues: (DelegateQueue(), DelegateQueue()))
     #else
+      let delegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
+      self.delegate = delegate
       session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
       streamingDelegate = delegate
       streamingSession = session
     #endif
   }
+
+  #if canImport(FoundationNetworking)
+    /// Create a transport whose two sessions run their delegates on these queues: for tests of
+    /// the flow control, with limits of their own.
+    init(
+      configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+      delegateQueues queues: (buffered: DelegateQueue, streaming: DelegateQueue)
+    ) {
+      (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
+        configuration: configuration, trustedRedirectHosts: [], queues: queues)
+    }
+
+    /// The session for buffered calls and the one for streamed calls, each with its delegate.
+    private static func sessions(
+      configuration: URLSessionConfiguration, trustedRedirectHosts: Set<String>,
+      queues: (buffered: DelegateQueue, streaming: DelegateQueue)
+    ) -> (URLSession, SessionDelegate, URLSession, SessionDelegate) {
+      let delegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
+      let streamingDelegate = SessionDelegate(trustedRedirectHosts: trustedRedirectHosts)
+      return (
+        URLSession(
+          configuration: configuration, delegate: delegate, delegateQueue: queues.buffered),
+        delegate,
+        URLSession(
+          configuration: configuration, delegate: streamingDelegate,
+          delegateQueue: queues.streaming),
+        streamingDelegate
+      )
+    }
+  #endif
 
   /// Create a transport over a session you configured.
   ///
@@ -148,9 +175,13 @@ public final class URLSessionTransport: Transport {
   /// they all run on one internal queue. The wait ends with the backlog almost worked off, and
   /// libcurl then reads at its own pace until the limit again, which lets the other sessions'
   /// work run in between: beside a stalled reader of a body sent at about 250 MB/s, a call on
-  /// another session waited up to 0.15–0.5 s (0.07–0.7 s without this flow control). A server
+  /// another session waited up to 0.15–0.5 s (0.07–0.7 s without this flow control), and up to
+  /// seconds on a machine busy with other work (0–4.6 s at a load of 10 on 2 cores). A server
   /// that sends faster than FoundationNetworking reads (loopback) holds the other sessions up
-  /// for seconds either way. For large bodies on Linux, prefer `CurlTransport`.
+  /// for seconds either way, and its own session longer: FoundationNetworking cancels a task only
+  /// once the socket has nothing left to read, so a body whose reader stopped (or that crossed its
+  /// size limit) ends for the reader at once, but its transfer may run on until the server
+  /// pauses or the body ends. For large bodies on Linux, prefer `CurlTransport`.
   /// - Parameter request: The request to send.
   /// - Returns: The head of the response, with its body stream.
   /// - Throws: What ``send(_:)`` throws before the head arrives.

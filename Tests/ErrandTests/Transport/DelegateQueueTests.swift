@@ -10,40 +10,6 @@
   /// that would add one callback too many waits until the backlog is almost worked off, except
   /// where waiting could hold up the delegate or Swift concurrency.
   @Suite(.timeLimit(.minutes(1))) struct DelegateQueueTests {
-    /// Holds the queue's blocks until the test opens it; open, it lets every block through.
-    final class Gate: Sendable {
-      private let semaphore = DispatchSemaphore(value: 0)
-
-      func pass() {
-        semaphore.wait()
-        semaphore.signal()
-      }
-
-      func open() {
-        semaphore.signal()
-      }
-    }
-
-    /// Run `work` on a thread of its own (not one of Swift's cooperative pool, where the queue
-    /// never makes a caller wait), and wait for it without holding a thread.
-    static func onThread(_ work: @escaping @Sendable () -> Void) async {
-      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        Thread.detachNewThread {
-          work()
-          continuation.resume()
-        }
-      }
-    }
-
-    /// Whether `condition` holds within 30 s, checked every millisecond.
-    static func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-      for _ in 0..<30_000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-      }
-      return condition()
-    }
-
     @Test func aCallerWaitsWhileTheBacklogIsFullUntilItIsAlmostEmpty() async throws {
       let queue = DelegateQueue(backlogLimit: 4, resumeBelow: 1, stallAllowance: 600)
       let gate = Gate()
@@ -56,16 +22,16 @@
       }
       #expect(queue.backlogState.pending == 4)
       let caller = Task.detached {
-        await Self.onThread {
+        await onThread {
           queue.addOperation { log.withLock { $0.append("ran 5") } }
           log.withLock { $0.append("added 5") }
         }
       }
-      try #require(await Self.eventually { queue.backlogState.callerWaits })
+      try #require(await eventually { queue.backlogState.callerWaits })
       #expect(log.withLock { $0 }.isEmpty)
       gate.open()
       await caller.value
-      try #require(await Self.eventually { queue.backlogState.pending == 0 })
+      try #require(await eventually { queue.backlogState.pending == 0 })
       let events = log.withLock { $0 }
       #expect(events.filter { $0.hasPrefix("ran") } == (1...5).map { "ran \($0)" })
       // The caller went on once the backlog was down to one: three of the four had run.
@@ -107,7 +73,7 @@
       #expect(added)
       #expect(queue.backlogState.pending == 10)
       gate.open()
-      try #require(await Self.eventually { queue.backlogState.pending == 0 })
+      try #require(await eventually { queue.backlogState.pending == 0 })
     }
 
     /// A delegate that runs nothing (its callback waits for URLSession's work queue, which waits
@@ -118,7 +84,7 @@
       queue.addOperation { gate.pass() }
       queue.addOperation {}
       let added = await returnsInTime(seconds: 30) {
-        await Self.onThread {
+        await onThread {
           for _ in 1...5 { queue.addOperation {} }
         }
         return true
@@ -126,7 +92,7 @@
       #expect(added)
       #expect(queue.backlogState.pending == 7)
       gate.open()
-      try #require(await Self.eventually { queue.backlogState.pending == 0 })
+      try #require(await eventually { queue.backlogState.pending == 0 })
     }
   }
 #endif

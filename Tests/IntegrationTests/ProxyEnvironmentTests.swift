@@ -115,40 +115,10 @@
       TransportKind(rawValue: $0)
     }
 
-    /// This test binary, by its real path: `Process` is handed a plain file, not the
-    /// `/proc/self/exe` link.
-    static let executable =
-      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-      ?? "/proc/self/exe"
-
     /// Run the probe with `environment`; its exit status and everything it printed.
     static func runChild(environment: [String: String]) async throws -> (Int32, String) {
-      let output = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "errand-proxy-probe-\(UUID().uuidString).log")
-      try Data().write(to: output)
-      defer { try? FileManager.default.removeItem(at: output) }
-      let handle = try FileHandle(forWritingTo: output)
-      defer { try? handle.close() }
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: executable)
-      process.arguments = [
-        "--testing-library", "swift-testing", "--filter", "ProxyEnvironmentTests/probe",
-      ]
-      process.environment = environment
-      process.standardOutput = handle
-      process.standardError = handle
-      let status = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { process in
-          continuation.resume(returning: process.terminationStatus)
-        }
-        do {
-          try process.run()
-        } catch {
-          continuation.resume(throwing: error)
-        }
-      }
-      let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-      return (status, text)
+      try await ChildTestProcess.run(
+        filter: "ProxyEnvironmentTests/probe", environment: environment)
     }
   }
 #endif

@@ -16,6 +16,14 @@ import Foundation
 /// when a write answers ``WriteOutcome/pause``. (URLSession cannot: its `suspend()` restarts the
 /// request when resumed, on Linux as on Apple platforms.)
 ///
+/// What a body holds in memory, however far behind its reader is: the budget, and once it
+/// writes to its file, a buffer of at most 1 MiB that gathers chunks into one write. What the
+/// transport holds before it writes is the transport's: `CurlTransport` pauses (libcurl's buffer
+/// of 16 KiB); ``URLSessionTransport`` on Linux holds URLSession to at most 8 MiB of chunks
+/// waiting for its delegate. The process's resident size may grow by more than that while a
+/// transport works, freed memory that the allocator keeps: ``URLSessionTransport/stream(_:)``
+/// has the figures.
+///
 /// ```swift
 /// let (body, writer) = HTTPBody.makeStream(expectedLength: nil, limit: 10_000_000) { task.cancel() }
 /// if writer.write(chunk) == .stop { task.cancel() }   // as bytes arrive

@@ -3,10 +3,11 @@ import Foundation
 /// A temporary file that holds the unread part of a body: removed from the directory as soon as
 /// it is open, so nothing is left behind, and emptied whenever the reader catches up.
 ///
-/// Writes are gathered into runs of up to ``runLength`` bytes and each run is written with one
-/// call, and the file has separate handles for writing and reading, so neither ever seeks: the
-/// transport's callbacks must keep up with the network, or URLSession queues what they have not
-/// taken yet in memory.
+/// Writes are gathered into runs of up to ``runLength`` bytes (held in memory beside the body's
+/// ``HTTPBody/memoryBudget``) and each run is written with one call, and the file has separate
+/// handles for writing and reading, so neither ever seeks: on Linux, URLSession's transfer goes
+/// at the pace of the callbacks that write here (``DelegateQueue``), so the cheaper each write,
+/// the sooner a stalled reader's body is all on disk.
 final class SpillFile {
   static let runLength = 1024 * 1024
   private let writer: FileHandle

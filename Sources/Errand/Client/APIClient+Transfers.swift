@@ -9,9 +9,11 @@ extension APIClient {
   /// ```
   /// - Parameters:
   ///   - endpoint: What to call and how to read the answer.
-  ///   - progress: Called as the body is sent, from the transport's thread; reports never go
-  ///     back, none is dropped (a slow callback delays the transfer's bookkeeping instead), and the
-  ///     last one is the whole body. Transports that cannot tell report nothing.
+  ///   - progress: Called as the body is sent, from a thread of the transport's, before the call
+  ///     returns; reports never go back, none is dropped (a slow callback delays the call, and
+  ///     with `CurlTransport` that transport's bookkeeping; ``URLSessionTransport`` calls it off
+  ///     URLSession's queues), and the last one is the whole body. Transports that cannot tell
+  ///     report nothing.
   /// - Returns: The decoded value.
   /// - Throws: ``APIError``, as ``send(_:)`` does.
   public nonisolated func send<Value>(

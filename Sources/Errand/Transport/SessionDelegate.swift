@@ -34,6 +34,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// What the call asks of the exchange: who hears about the request body being sent and
     /// about the redirects followed.
     let call: Exchange
+    /// Where the upload progress goes, when the call has an observer; the caller's answer
+    /// follows the reports made before it.
+    let progress: ProgressRelay?
     /// Which headers stay behind when a redirect leaves the origin.
     let redaction: Redaction
     /// Where the body goes once the head has arrived.
@@ -90,13 +93,23 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // A network failure carries what was known of the transfer (APIError.metrics).
         let error = observed.metrics(ended: false, sent: sent).attached(to: error)
         writer?.finish(throwing: error)
-        waiting.resume(throwing: error)
+        answer(.failure(error))
       case .success(let response):
         writer?.finish()
         guard case .exchanging(var handOver) = phase, handOver.callerWaits else { return }
         var head = handOver.release() ?? response
         head.metrics = observed.metrics(ended: true, sent: sent)
-        waiting.resume(returning: head)
+        answer(.success(head))
+      }
+    }
+
+    /// End the caller's wait with `result`, once its progress observer has heard every report
+    /// made before.
+    func answer(_ result: Result<HTTPResponse, any Error>) {
+      if let progress {
+        progress.afterReports { [waiting] in waiting.resume(with: result) }
+      } else {
+        waiting.resume(with: result)
       }
     }
   }
@@ -107,10 +120,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   /// The authentication methods URLSession may answer with the system's credentials, beside
   /// server trust.
   private let systemCredentials: Set<String>
+  /// Cancels a task without making anyone wait (`URLSessionTransport.stop(_:)`).
+  private let stop: @Sendable (URLSessionTask) -> Void
 
-  init(trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String> = []) {
+  /// A delegate that follows redirects to `trustedRedirectHosts` with the request's secrets, lets
+  /// URLSession answer the `systemCredentials` challenges by default, and cancels tasks with
+  /// `stop` (tests count them).
+  init(
+    trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String> = [],
+    stop: @escaping @Sendable (URLSessionTask) -> Void = URLSessionTransport.stop
+  ) {
     self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
     self.systemCredentials = systemCredentials
+    self.stop = stop
   }
 
   /// Start a task's exchange; `waiting` is ended with the head, its body to follow (at once
@@ -121,7 +143,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   ) {
     let exchange = TaskExchange(
       waiting: waiting, phase: .exchanging(HeadHandOver(streams: call.streams)), limit: limit,
-      call: call, redaction: redaction)
+      call: call, progress: call.progress.map { _ in ProgressRelay(call) }, redaction: redaction)
     exchanges.withLock { $0[task.taskIdentifier] = exchange }
   }
 
@@ -141,8 +163,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
     totalBytesSent: Int64, totalBytesExpectedToSend: Int64
   ) {
-    guard let call = exchanges.withLock({ $0[task.taskIdentifier]?.call }) else { return }
-    call.reportUploadProgress(
+    // Not on this queue: an observer that takes its time here would hold up URLSession.
+    guard let progress = exchanges.withLock({ $0[task.taskIdentifier]?.progress }) else { return }
+    progress.report(
       TransferProgress(
         completedBytes: Int(totalBytesSent),
         expectedBytes: totalBytesExpectedToSend > 0 ? Int(totalBytesExpectedToSend) : nil))
@@ -192,15 +215,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     let expected = response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil
     let limit = exchanges.withLock { $0[id]?.limit }
     let (body, writer) = HTTPBody.makeStream(expectedLength: expected, limit: limit) {
-      URLSessionTransport.stop(dataTask)
+      [stop] in stop(dataTask)
     }
     var head = HTTPResponse(http, body: Data())
     head.bodyStream = body
     let answer = exchanges.withLock { exchanges in
-      exchanges[id]?.headArrived(head, writer: writer).map { ($0, exchanges[id]?.waiting) }
+      exchanges[id]?.headArrived(head, writer: writer).map { ($0, exchanges[id]) }
     }
-    if let (head, waiting) = answer {
-      waiting?.resume(returning: head)
+    if let (head, exchange) = answer {
+      exchange?.answer(.success(head))
     }
     // A body announced longer than the limit has already ended with the size error, which a
     // held head's reader gets from it.
@@ -228,18 +251,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
       handOverHead(of: id)
     case .stop:
       // Over its limit, the body has ended with the size error: a held head's reader gets it.
+      // Or its reader has left. The chunks URLSession delivers until the task's cancellation
+      // lands (a backlog of hundreds on Linux) find no writer: one cancellation, not one each.
+      exchanges.withLock { $0[id]?.writer = nil }
       handOverHead(of: id)
-      URLSessionTransport.stop(dataTask)
+      stop(dataTask)
     }
   }
 
   /// Resume the caller of a buffered call with its held head, if it is still held.
   private func handOverHead(of id: Int) {
     let held = exchanges.withLock { exchanges in
-      exchanges[id]?.releaseHead().map { ($0, exchanges[id]?.waiting) }
+      exchanges[id]?.releaseHead().map { ($0, exchanges[id]) }
     }
-    if let (head, waiting) = held {
-      waiting?.resume(returning: head)
+    if let (head, exchange) = held {
+      exchange?.answer(.success(head))
     }
   }
 
@@ -319,7 +345,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
       // never completes. Errand sends credentials itself, so the 401 is the answer: return it.
       if let failure = challenge.failureResponse as? HTTPURLResponse {
         finish(task.taskIdentifier, with: .success(HTTPResponse(failure, body: Data())))
-        completionHandler(.cancelAuthenticationChallenge, nil)
+        URLSessionTransport.refuse(completionHandler)
         return
       }
     #endif

@@ -11,6 +11,18 @@ extension URLSessionTransport {
     cancelling.async { task.cancel() }
   }
 
+  /// Answer an authentication challenge with `.cancelAuthenticationChallenge` without making the
+  /// delegate wait: FoundationNetworking then cancels the task in the handler, and
+  /// `URLSessionTask.cancel()` waits for URLSession's internal queue, which on Linux may itself
+  /// wait for the delegate's queue (`DelegateQueue`).
+  static func refuse(
+    _ completionHandler:
+      @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?)
+      -> Void
+  ) {
+    cancelling.async { completionHandler(.cancelAuthenticationChallenge, nil) }
+  }
+
   /// Where tasks are cancelled: one serial queue, so that a storm of cancellations, each of which
   /// may wait for a session's busy queue, occupies one thread instead of one thread each.
   private static let cancelling = DispatchQueue(label: "errand.url-session.cancel")

@@ -40,10 +40,9 @@ public final class URLSessionTransport: Transport {
   /// The session that runs the requests.
   public let session: URLSession
   private let delegate: SessionDelegate?
-  /// The session (and its delegate) for streamed calls: on Linux a second one whose delegate
-  /// callbacks go through an `OperationQueue`, which paces URLSession's reading to the delegate
-  /// (a faster queue lets it read further ahead, and a 512 MB download then held 70 MB instead of
-  /// 51 MB); elsewhere the same session.
+  /// The session (and its delegate) for streamed calls: on Linux a second one, with a
+  /// ``DelegateQueue`` of its own, so that a streamed body's writes to its temporary file never
+  /// hold up the callbacks of buffered calls; elsewhere the same session.
   private let streamingSession: URLSession
   private let streamingDelegate: SessionDelegate?
   /// Why every call fails before it is sent, for a session Errand cannot run on.
@@ -96,23 +95,54 @@ public final class URLSessionTransport: Transport {
   ) {
     let configuration = Self.withoutCache(configuration)
     refusal = Self.refusal(of: configuration)
-    let delegate = SessionDelegate(
-      trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
-    self.delegate = delegate
     #if canImport(FoundationNetworking)
-      session = URLSession(
-        configuration: configuration, delegate: delegate, delegateQueue: DelegateQueue())
-      let streamingDelegate = SessionDelegate(
-        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
-      self.streamingDelegate = streamingDelegate
-      streamingSession = URLSession(
-        configuration: configuration, delegate: streamingDelegate, delegateQueue: nil)
+      (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
+        configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
+        systemCredentials: systemCredentials, queues: (DelegateQueue(), DelegateQueue()))
     #else
+      let delegate = SessionDelegate(
+        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
+      self.delegate = delegate
       session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
       streamingDelegate = delegate
       streamingSession = session
     #endif
   }
+
+  #if canImport(FoundationNetworking)
+    /// Create a transport whose two sessions run their delegates on these queues: for tests of
+    /// the flow control, with limits of their own.
+    init(
+      configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+      delegateQueues queues: (buffered: DelegateQueue, streaming: DelegateQueue)
+    ) {
+      let configuration = Self.withoutCache(configuration)
+      refusal = Self.refusal(of: configuration)
+      (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
+        configuration: configuration, trustedRedirectHosts: [], systemCredentials: [],
+        queues: queues)
+    }
+
+    /// The session for buffered calls and the one for streamed calls, each with its delegate.
+    private static func sessions(
+      configuration: URLSessionConfiguration, trustedRedirectHosts: Set<String>,
+      systemCredentials: Set<String>, queues: (buffered: DelegateQueue, streaming: DelegateQueue)
+    ) -> (URLSession, SessionDelegate, URLSession, SessionDelegate) {
+      let delegate = SessionDelegate(
+        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
+      let streamingDelegate = SessionDelegate(
+        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
+      return (
+        URLSession(
+          configuration: configuration, delegate: delegate, delegateQueue: queues.buffered),
+        delegate,
+        URLSession(
+          configuration: configuration, delegate: streamingDelegate,
+          delegateQueue: queues.streaming),
+        streamingDelegate
+      )
+    }
+  #endif
 
   /// Create a transport over a session you configured.
   ///
@@ -198,6 +228,33 @@ public final class URLSessionTransport: Transport {
   /// bytes the reader has not taken yet are buffered: in memory up to ``HTTPBody/memoryBudget``,
   /// then in a temporary file. A transport created with ``init(session:)`` cannot see the body
   /// as it arrives and streams the whole body as one chunk.
+  ///
+  /// On Linux, FoundationNetworking reads ahead of the session's delegate and queues every chunk
+  /// the delegate has not taken yet in memory, without a limit; this transport makes URLSession
+  /// wait instead, once 512 chunks (at most 8 MiB) wait for the delegate, until they are down to
+  /// 16, so the transfer goes at the pace at which the delegate writes the body. A reader that
+  /// stops reading then costs memory that does not grow with the body: the budget, a 1 MiB write
+  /// buffer for the file and at most 8 MiB of waiting chunks, while the rest goes to disk.
+  ///
+  /// The process's resident size grows by more: glibc's allocator keeps memory that
+  /// FoundationNetworking allocated and freed for each chunk. Measured on 2 cores with a reader
+  /// that stopped after the first chunk: 15–40 MB for a body of 256–512 MB, 36–39 MB for 1 GB and
+  /// 57 MB for 2 and 4 GB, of which `malloc_trim(0)` gives back all but 6–38 MB (a reader that
+  /// keeps up, without this flow control: 28 MB for 1 GB, 89 MB for 4 GB); before it, a stalled
+  /// reader cost 33–270 MB for 256–512 MB and 500–790 MB for 1 GB. `CurlTransport` pauses the
+  /// transfer instead and grows by 3 MB at most.
+  ///
+  /// While URLSession waits for the delegate, every URLSession of the process waits: on Linux
+  /// they all run on one internal queue. The wait ends with the backlog almost worked off, and
+  /// libcurl then reads at its own pace until the limit again, which lets the other sessions'
+  /// work run in between: beside a stalled reader of a body sent at about 250 MB/s, a call on
+  /// another session waited up to 0.15–0.5 s (0.07–0.7 s without this flow control), and up to
+  /// seconds on a machine busy with other work (0–4.6 s at a load of 10 on 2 cores). A server
+  /// that sends faster than FoundationNetworking reads (loopback) holds the other sessions up
+  /// for seconds either way, and its own session longer: FoundationNetworking cancels a task only
+  /// once the socket has nothing left to read, so a body whose reader stopped (or that crossed its
+  /// size limit) ends for the reader at once, but its transfer may run on until the server
+  /// pauses or the body ends. For large bodies on Linux, prefer `CurlTransport`.
   /// - Parameter request: The request to send.
   /// - Returns: The head of the response, with its body stream.
   /// - Throws: What ``send(_:)`` throws before the head arrives.

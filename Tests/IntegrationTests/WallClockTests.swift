@@ -16,7 +16,17 @@ import Testing
 /// and while the rest of the suite starts up beside this one (all of it in its first few
 /// seconds), a 2-core machine's two threads are busy. Serialized, so that these tests do not load
 /// each other. Measured figures: `Benchmarks/README.md`, "Deadlines under load".
-@Suite(.timeLimit(.minutes(2)), .serialized) struct WallClockTests {
+///
+/// Run on its own with `ERRAND_WALL_CLOCK=1` (CI has a step for it), and skipped otherwise: beside
+/// the rest of the suite on a loaded 2-core machine, URLSession's one shared work queue (which a
+/// deadline's cancellation goes through on Linux) was seen busy for 16 s with the other suites'
+/// large bodies, and the bound measured them, not Errand.
+@Suite(
+  .timeLimit(.minutes(2)), .serialized,
+  .enabled(
+    if: ProcessInfo.processInfo.environment["ERRAND_WALL_CLOCK"] != nil,
+    "wall-clock bounds run alone: ERRAND_WALL_CLOCK=1"))
+struct WallClockTests {
   /// How late a deadline may fire.
   static let slack = Duration.milliseconds(500)
   /// How late a call may return after its deadline, on a machine busy with the rest of the suite.

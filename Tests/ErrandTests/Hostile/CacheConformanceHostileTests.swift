@@ -233,8 +233,16 @@ import Testing
     await clock.advance(by: .seconds(2))
     let call = Task { try await client.stream(endpoint) }
     try #require(await clock.waitForSleeper(dueIn: .seconds(3600 * 24)))
+    // The call's deadline, 30 s from its start, must be asleep too before the clock passes it:
+    // under ThreadSanitizer it registered after the stub's sleeper, the advance missed it, and
+    // the call waited for ever.
+    try #require(await clock.waitForSleeper(dueIn: .seconds(30)))
     await clock.advance(by: .seconds(30))
-    let stream = try await call.value
+    let stream = try await withTaskCancellationHandler {
+      try await call.value
+    } onCancel: {
+      call.cancel()
+    }
     #expect(stream.response.cacheStatus == .stale)
   }
 

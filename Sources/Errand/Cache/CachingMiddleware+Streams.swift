@@ -43,7 +43,7 @@ extension CachingMiddleware {
             response.collectedForStorage(kept), for: request, clock: clock,
             heuristic: cache.heuristicFreshness, now: now, responseDelay: delay)
         {
-          cache.insert(entry)
+          await cache.insert(entry)
         }
         writer.finish()
       } catch {

@@ -93,7 +93,7 @@ public struct CachingMiddleware: Middleware {
     let clock = context?.clock ?? ContinuousClock()
     guard request.method == "GET" else {
       let response = try await next(request)
-      invalidate(after: request, answered: response)
+      await invalidate(after: request, answered: response)
       return response
     }
     let control = CacheControl(request.headers)
@@ -115,7 +115,7 @@ public struct CachingMiddleware: Middleware {
     }
     // The request as the store sees it: with a fingerprint of the client's own headers.
     let keyed = Self.keyed(request, clientHeaders: context?.clientHeaders ?? [])
-    let entry = cache.lookup(keyed, clock: clock)
+    let entry = await cache.lookup(keyed, clock: clock)
     if let entry, entry.satisfies(control), !control.noCache {
       // A range the stored body cannot serve goes to the server as it is.
       if entry.servesRange(of: request) {
@@ -192,13 +192,13 @@ public struct CachingMiddleware: Middleware {
       if response.status == 304, entry.isConfirmed(by: response, for: request),
         let updated = refreshed(entry, by: response, clock: clock, delay: delay)
       {
-        cache.insert(updated)
+        await cache.insert(updated)
         return response
       }
-      return store(response, for: keyed, clock: clock, delay: delay)
+      return await store(response, for: keyed, clock: clock, delay: delay)
     }
     guard conditional != nil else {
-      return store(response, for: keyed, clock: clock, delay: delay)
+      return await store(response, for: keyed, clock: clock, delay: delay)
     }
     if response.status == 304, !entry.isSelected(by: response) {
       // RFC 9111 §4.3.4: a 304 whose validator is not the stored one's updates nothing, and
@@ -209,10 +209,10 @@ public struct CachingMiddleware: Middleware {
     guard response.status == 304,
       let updated = refreshed(entry, by: response, clock: clock, delay: delay)
     else {
-      return store(response, for: keyed, clock: clock, delay: delay)
+      return await store(response, for: keyed, clock: clock, delay: delay)
     }
     response.bodyStream?.cancel()  // a streamed call's 304 has an empty body to let go of
-    cache.insert(updated)
+    await cache.insert(updated)
     var answer = updated.answer(to: request, .revalidated)
     // A cookie the 304 sets is this caller's, though it is not stored.
     for name in CacheEntry.unstoredHeaders {
@@ -262,10 +262,10 @@ public struct CachingMiddleware: Middleware {
         if entry.isSelected(by: response),
           let updated = refreshed(entry, by: response, clock: clock, delay: delay)
         {
-          cache.insert(updated)
+          await cache.insert(updated)
         }
       } else if !(500...599).contains(response.status) {
-        _ = store(response, for: keyed, clock: clock, delay: delay)
+        _ = await store(response, for: keyed, clock: clock, delay: delay)
       }
     }
   }
@@ -279,7 +279,7 @@ public struct CachingMiddleware: Middleware {
     let sent = Stopwatch(clock)
     let response = try await next(request)
     guard let keyed else { return response }
-    return store(response, for: keyed, clock: clock, delay: sent.elapsed)
+    return await store(response, for: keyed, clock: clock, delay: sent.elapsed)
   }
 
   /// `request` as the store sees it: the client's own default headers that are not safe at any
@@ -303,7 +303,7 @@ public struct CachingMiddleware: Middleware {
   private func store(
     _ response: HTTPResponse, for request: HTTPRequest, clock: any Clock<Duration>,
     delay: Duration
-  ) -> HTTPResponse {
+  ) async -> HTTPResponse {
     if response.bodyStream != nil {
       var answer = recording(response, for: request, clock: clock, delay: delay)
       answer.cacheStatus = .miss
@@ -313,9 +313,9 @@ public struct CachingMiddleware: Middleware {
       response, for: request, clock: clock, heuristic: cache.heuristicFreshness, now: cache.now(),
       responseDelay: delay)
     {
-      cache.insert(entry)
+      await cache.insert(entry)
     } else if CacheControl(response.headers).noStore {
-      cache.invalidate(request.url)
+      await cache.invalidate(request.url)
     }
     var answer = response
     answer.cacheStatus = .miss
@@ -333,17 +333,17 @@ public struct CachingMiddleware: Middleware {
 
   /// RFC 9111 §4.4: a successful unsafe request drops what is stored for its URL, and for the
   /// `Location` and `Content-Location` it names on the same origin.
-  private func invalidate(after request: HTTPRequest, answered response: HTTPResponse) {
+  private func invalidate(after request: HTTPRequest, answered response: HTTPResponse) async {
     guard !["HEAD", "OPTIONS", "TRACE"].contains(request.method),
       (200..<400).contains(response.status)
     else { return }
-    cache.invalidate(request.url)
+    await cache.invalidate(request.url)
     for name in ["Location", "Content-Location"] {
       guard let value = response.headers[name],
         let target = URL(string: value, relativeTo: request.url)?.absoluteURL,
         RedirectPolicy.isSameOrigin(target, request.url)
       else { continue }
-      cache.invalidate(target)
+      await cache.invalidate(target)
     }
   }
 }

@@ -30,7 +30,10 @@ import Foundation
 /// One URL keeps at most ``mostVariants`` variants on disk (the least recently used go first):
 /// a lookup reads each until one matches.
 ///
-/// This instance's operations are also serialized by its own lock, which holds no state.
+/// This instance's operations are also serialized by its own lock. The async ones
+/// (``lookup(_:clock:)``, ``insert(_:redaction:)``, ``invalidate(_:)``) run on a serial dispatch
+/// queue of the store's, so that a caller on Swift's cooperative thread pool never blocks one of
+/// its few threads on the disk; ``removeAll()`` runs on its caller's thread.
 final class DiskCacheStore: Sendable {
   static let version = "errand-http-cache 1"
   /// The version marker's name in the folder.
@@ -48,6 +51,15 @@ final class DiskCacheStore: Sendable {
   /// object's other fields and reports the lock's own read as racing with it.)
   private let lock = Locked(false)
   private let listed = Locked(0)
+  /// Where the async operations do their file I/O: off the cooperative pool, one at a time.
+  private let queue = DispatchQueue(label: "errand.cache.disk", qos: .utility)
+
+  /// Run `work` on the store's queue and return its result.
+  private func onQueue<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { resume in
+      queue.async { resume.resume(returning: work()) }
+    }
+  }
 
   /// How many times this cache's operations listed every entry file: once when the cache opens
   /// the folder, then only as eviction needs it (which tests check).
@@ -131,8 +143,14 @@ final class DiskCacheStore: Sendable {
     }
   }
 
-  /// The stored response that answers `request`, if a readable file holds one.
-  func lookup(_ request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
+  /// The stored response that answers `request`, if a readable file holds one; read on the
+  /// store's queue.
+  func lookup(_ request: HTTPRequest, clock: any Clock<Duration>) async -> CacheEntry? {
+    await onQueue { self.lookupNow(request, clock: clock) }
+  }
+
+  /// ``lookup(_:clock:)``, on the caller's thread.
+  func lookupNow(_ request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
     let found = session { session -> CacheEntry? in
       let key = CacheEntry.key(for: request.url)
       let folderName = Self.hash(key)
@@ -171,8 +189,13 @@ final class DiskCacheStore: Sendable {
   }
 
   /// Write `entry`, unless it would put a secret on disk, after dropping the least recently
-  /// used files until it fits the budget.
-  func insert(_ entry: CacheEntry, redaction: Redaction) {
+  /// used files until it fits the budget; on the store's queue.
+  func insert(_ entry: CacheEntry, redaction: Redaction) async {
+    await onQueue { self.insertNow(entry, redaction: redaction) }
+  }
+
+  /// ``insert(_:redaction:)``, on the caller's thread.
+  func insertNow(_ entry: CacheEntry, redaction: Redaction) {
     guard let request = entry.response.request,
       let record = DiskCacheRecord(
         entry, redaction: redaction, storesAuthenticatedResponses: storesAuthenticatedResponses),
@@ -191,11 +214,9 @@ final class DiskCacheStore: Sendable {
     }
   }
 
-  /// Drop every file stored for `url`.
-  func invalidate(_ url: URL) {
-    session { session in
-      session.removeFolder(Self.hash(CacheEntry.key(for: url)))
-    }
+  /// Drop every file stored for `url`, on the store's queue.
+  func invalidate(_ url: URL) async {
+    await onQueue { self.session { $0.removeFolder(Self.hash(CacheEntry.key(for: url))) } }
   }
 
   /// Drop every file.

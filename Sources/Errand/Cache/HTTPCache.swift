@@ -187,35 +187,37 @@ public final class HTTPCache: Sendable {
     store.withLock { $0.bytes }
   }
 
-  /// Drop every stored response, in memory and on disk.
+  /// Drop every stored response, in memory and on disk. The files are removed on the calling
+  /// thread, before this returns, so that nothing of them is left when it has (a user who signs
+  /// out, say); every other disk operation runs off the caller's thread.
   public func removeAll() {
     store.withLock { $0 = CacheStore() }
     disk?.removeAll()
   }
 
   /// The stored response that answers `request` (from memory, else from disk, then kept in
-  /// memory), marked as used.
-  func lookup(_ request: HTTPRequest, clock: any Clock<Duration>) -> CacheEntry? {
+  /// memory), marked as used. The disk is read off the caller's thread.
+  func lookup(_ request: HTTPRequest, clock: any Clock<Duration>) async -> CacheEntry? {
     if let entry = store.withLock({ $0.lookup(request) }) {
       return entry
     }
-    guard let entry = disk?.lookup(request, clock: clock)?.trimmed else { return nil }
+    guard let entry = await disk?.lookup(request, clock: clock)?.trimmed else { return nil }
     store.withLock { $0.insert(entry, budget: memoryBudget) }
     return entry
   }
 
   /// Store `entry` (``CacheEntry/trimmed``), replacing the variant it matches, in memory and on
-  /// disk.
-  func insert(_ entry: CacheEntry) {
+  /// disk (written off the caller's thread).
+  func insert(_ entry: CacheEntry) async {
     let entry = entry.trimmed
     store.withLock { $0.insert(entry, budget: memoryBudget) }
-    disk?.insert(entry, redaction: .default)
+    await disk?.insert(entry, redaction: .default)
   }
 
-  /// Drop every response stored for `url`.
-  func invalidate(_ url: URL) {
+  /// Drop every response stored for `url`, in memory and on disk (off the caller's thread).
+  func invalidate(_ url: URL) async {
     store.withLock { $0.remove(CacheEntry.key(for: url)) }
-    disk?.invalidate(url)
+    await disk?.invalidate(url)
   }
 
   /// How many revalidations the cache is running in the background

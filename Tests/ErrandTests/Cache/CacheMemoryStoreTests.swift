@@ -87,17 +87,17 @@ import Testing
       for id in 0..<20 {
         let entry = try #require(Self.entry(id, body: Data(count: 100), requestBody: requestBody))
         if source == .disk {
-          HTTPCache(memoryBudget: 0, directory: folder).insert(entry)
-          _ = cache.lookup(try #require(entry.response.request), clock: ContinuousClock())
+          await HTTPCache(memoryBudget: 0, directory: folder).insert(entry)
+          _ = await cache.lookup(try #require(entry.response.request), clock: ContinuousClock())
         } else {
-          cache.insert(entry)
+          await cache.insert(entry)
         }
         #expect(cache.storedBytes <= budget)
       }
       #expect(cache.count == 20)
       for id in 0..<20 {
         let request = try #require(Self.entry(id, requestBody: requestBody)?.response.request)
-        let stored = try #require(cache.lookup(request, clock: ContinuousClock()))
+        let stored = try #require(await cache.lookup(request, clock: ContinuousClock()))
         #expect(stored.response.request?.body == nil)
         #expect(stored.response.request?.headers == request.headers)
       }
@@ -115,7 +115,7 @@ import Testing
   /// per entry), not only the answer's body and headers: `storedBytes` stays within the budget
   /// after every insert and never says less than the entries hold.
   @Test(arguments: Holding.allCases)
-  func theBudgetCountsWhatAnEntryHolds(_ holding: Holding) throws {
+  func theBudgetCountsWhatAnEntryHolds(_ holding: Holding) async throws {
     let budget = 1_000_000
     let cache = HTTPCache(memoryBudget: budget)
     var held = 0
@@ -136,7 +136,7 @@ import Testing
         + stored.response.headers.fields.reduce(0) {
           $0 + $1.name.utf8.count + $1.value.utf8.count
         }
-      cache.insert(stored)
+      await cache.insert(stored)
       #expect(cache.storedBytes <= budget)
     }
     #expect(cache.count > 0)

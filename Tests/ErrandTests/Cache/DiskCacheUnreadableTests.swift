@@ -39,10 +39,11 @@ import Testing
       let before = DiskCacheFiles.snapshot(folder)
 
       // The app starts (a background launch) and looks the answer up while the file is
-      // unreadable.
+      // unreadable. On this thread, as the store's queue would: the permission is the thread's.
       let request = HTTPRequest(method: .get, url: url("https://api.example.com/v1/dogs"))
       let found = try Self.withoutPermissionToRead {
-        HTTPCache(memoryBudget: 0, directory: folder).lookup(request, clock: ContinuousClock())
+        DiskCacheStore(directory: folder, budget: 1_000_000, storesAuthenticatedResponses: false)
+          .lookupNow(request, clock: ContinuousClock())
       }
       #expect(found == nil)
       #expect(DiskCacheFiles.snapshot(folder) == before, "nothing was removed or rewritten")

@@ -285,7 +285,8 @@
         return
       }
       if let writer {
-        writer.finish()
+        // The reader gets the whole transfer's metrics at the end (HTTPBody.metrics).
+        writer.finish(metrics: metrics())
         handOverHead()
         return
       }

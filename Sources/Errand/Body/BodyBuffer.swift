@@ -58,10 +58,17 @@ final class BodyBuffer: @unchecked Sendable {
     return outcome
   }
 
-  /// End the body: normally, or with the error that cut the transfer short. Ignored once the
-  /// body has ended or been cancelled.
-  func finish(throwing error: (any Error)?) {
-    state.withLock { $0.finish(throwing: error) }.perform()
+  /// End the body: normally (with the whole transfer's `metrics`, when the transport reports
+  /// them), or with the error that cut the transfer short. Ignored once the body has ended or
+  /// been cancelled.
+  func finish(throwing error: (any Error)?, metrics: TransferMetrics? = nil) {
+    state.withLock { $0.finish(throwing: error, metrics: metrics) }.perform()
+  }
+
+  /// The whole transfer's metrics, once the body has ended normally and its transport reported
+  /// them.
+  var metrics: TransferMetrics? {
+    state.withLock { $0.metrics }
   }
 
   /// End the body with `error` and stop the transfer (the call's deadline passed). Ignored once

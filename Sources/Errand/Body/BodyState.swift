@@ -49,6 +49,8 @@ struct BodyState<Wake> {
   private var collected: Data?
   private(set) var end: Result<Void, any Error>?
   private(set) var cancelled = false
+  /// The whole transfer's metrics, as its transport reported them when the body ended normally.
+  private(set) var metrics: TransferMetrics?
   private var onCancel: (@Sendable () -> Void)?
   /// Who waits for the reader to catch up (a transport that paused its transfer).
   private var drainHandlers: [@Sendable () -> Void] = []
@@ -103,11 +105,15 @@ struct BodyState<Wake> {
     return (queue.unread >= HTTPBody.memoryBudget ? .pause : .proceed, Effects())
   }
 
-  /// End the body: normally, or with the error that cut the transfer short. Ignored once the
-  /// body has ended or been cancelled.
-  mutating func finish(throwing error: (any Error)?) -> Effects {
+  /// End the body: normally (with the whole transfer's `metrics`, when the transport reports
+  /// them), or with the error that cut the transfer short. Ignored once the body has ended or
+  /// been cancelled.
+  mutating func finish(throwing error: (any Error)?, metrics: TransferMetrics? = nil) -> Effects {
     guard !isStopped else { return Effects() }
     end = error.map { .failure($0) } ?? .success(())
+    if error == nil {
+      self.metrics = metrics
+    }
     onCancel = nil
     var effects = wakeReaderAtEnd()
     // A paused writer has nothing left to wait for.

@@ -76,6 +76,17 @@ public final class HTTPBody: AsyncSequence, Sendable {
     buffer.cancel()
   }
 
+  /// The whole transfer's metrics, once the body has ended and its transport reported them: its
+  /// end (``TransferMetrics/responseEnd``) and every byte of the body, where a streamed call's
+  /// head (``HTTPResponse/metrics``) has what was known when the head arrived. `nil` until the
+  /// body has ended, when it ended with an error (which carries what was known:
+  /// ``APIError/metrics``), and from a transport that reports none at the end.
+  /// ``ResponseStream/metrics`` has them for a streamed call, and a buffered call's response has
+  /// them already.
+  public var metrics: TransferMetrics? {
+    buffer.metrics
+  }
+
   /// Stop reading: the request is cancelled, buffered bytes are dropped, and a reader waiting for
   /// the next chunk throws `CancellationError`.
   public func cancel() {
@@ -155,6 +166,19 @@ public final class HTTPBody: AsyncSequence, Sendable {
     /// - Parameter error: The error, or `nil` when the whole body arrived.
     public func finish(throwing error: (any Error)? = nil) {
       buffer.finish(throwing: error)
+    }
+
+    /// End the body normally, with the whole transfer's metrics, which the reader finds in
+    /// ``HTTPBody/metrics`` once it has read to the end.
+    /// - Parameter metrics: What the transport knows of the transfer, its end included.
+    public func finish(metrics: TransferMetrics) {
+      buffer.finish(throwing: nil, metrics: metrics)
+    }
+
+    /// End the body as `upstream` ended, normally, with its metrics when it has them: for a body
+    /// that copies another.
+    package func finish(as upstream: HTTPBody) {
+      buffer.finish(throwing: nil, metrics: upstream.metrics)
     }
 
     /// Whether writing is over: the reader stopped, or the body ended (finished, failed, or over

@@ -34,11 +34,20 @@ extension HTTPResponse {
     }
     if let whole = try body.buffer.takeWholeIfEnded() {
       response.body = whole
-      return response
+      return response.withMetrics(atEndOf: body)
     }
     let disarm = deadline?.whenExpired { body.stop(throwing: APIError.timedOut) }
     defer { disarm?() }
     response.body = try await body.collect()
+    return response.withMetrics(atEndOf: body)
+  }
+
+  /// This response with the metrics its transport reported at `body`'s end, when it did: a head
+  /// handed over before the end (a body that backed up) has what was known then.
+  func withMetrics(atEndOf body: HTTPBody) -> HTTPResponse {
+    guard let final = body.metrics else { return self }
+    var response = self
+    response.metrics = final.completing(head: metrics)
     return response
   }
 }

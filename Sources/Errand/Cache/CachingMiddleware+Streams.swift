@@ -22,21 +22,12 @@ extension CachingMiddleware {
     let cache = cache
     let task = Task {
       var kept: Data? = Data()
-      do {
-        for try await chunk in upstream {
-          kept?.append(chunk)  // in place: a copy out of the optional would copy it all
-          if (kept?.count ?? 0) > cache.memoryBudget {
-            kept = nil
-          }
-          switch writer.write(chunk) {
-          case .stop:
-            return
-          case .pause:
-            await withCheckedContinuation { resume in writer.whenDrained { resume.resume() } }
-          case .proceed:
-            break
-          }
+      await writer.copy(upstream) { chunk in
+        kept?.append(chunk)  // in place: a copy out of the optional would copy it all
+        if (kept?.count ?? 0) > cache.memoryBudget {
+          kept = nil
         }
+      } beforeEnd: {
         // Stored before the reader hears of the end, so that its next call finds it.
         if let kept,
           let entry = CacheEntry(
@@ -45,9 +36,6 @@ extension CachingMiddleware {
         {
           await cache.insert(entry)
         }
-        writer.finish()
-      } catch {
-        writer.finish(throwing: error)
       }
     }
     copying.withLock { $0 = task }
@@ -89,21 +77,7 @@ extension CachingMiddleware {
     }
     writer.write(read)
     let task = Task {
-      do {
-        for try await chunk in upstream {
-          switch writer.write(chunk) {
-          case .stop:
-            return
-          case .pause:
-            await withCheckedContinuation { resume in writer.whenDrained { resume.resume() } }
-          case .proceed:
-            break
-          }
-        }
-        writer.finish()
-      } catch {
-        writer.finish(throwing: error)
-      }
+      await writer.copy(upstream)
     }
     copying.withLock { $0 = task }
     var continued = response

@@ -29,4 +29,14 @@ extension TransferMetrics {
     merged.redirects = other.redirects.isEmpty ? redirects : other.redirects
     return merged
   }
+
+  /// The metrics a transport reported at a body's end, with the redirects of `head` (the
+  /// response's metrics when its head arrived) when they know fewer: the hops a client or
+  /// transport followed itself, by sending the request again, are known to the head only.
+  func completing(head: TransferMetrics?) -> TransferMetrics {
+    guard let head, head.redirects.count > redirects.count else { return self }
+    var completed = self
+    completed.redirects = head.redirects
+    return completed
+  }
 }

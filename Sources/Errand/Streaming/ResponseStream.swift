@@ -27,6 +27,13 @@ public struct ResponseStream: AsyncSequence, Sendable {
   /// The body as it arrives. Internal: read it by iterating the stream, which applies the idle
   /// timeout, the size limit and the mapping to ``APIError``.
   let body: HTTPBody
+  /// What is known of the transfer: once the body has been read to its end, the whole
+  /// transfer's metrics (its end, every byte of the body) when the transport reports them
+  /// (``HTTPBody/metrics``); until then, and from a transport that does not, the head's
+  /// (``HTTPResponse/metrics`` of ``response``, taken when the head arrived).
+  public var metrics: TransferMetrics? {
+    body.metrics?.completing(head: response.metrics) ?? response.metrics
+  }
   /// The body's announced length (`Content-Length`), when the server sent one.
   public var expectedLength: Int? { body.expectedLength }
   /// The longest line ``lines`` and ``JSONLines`` hold, and the longest event
@@ -97,7 +104,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
           if let chunk {
             events.bodyChunk(chunk.count)
           } else {
-            events.ended(stream.response, streamed: true)
+            events.ended(stream.response.withMetrics(atEndOf: body), streamed: true)
           }
         }
         return chunk

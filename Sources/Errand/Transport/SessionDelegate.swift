@@ -43,6 +43,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     var writer: HTTPBody.Writer?
     /// What is known of the transfer for its metrics.
     var observed = ObservedTransfer()
+    /// The task's successful end, held until URLSession reports the task's metrics (or the
+    /// wait for them ends), when the report had not come first.
+    var heldEnd: HeldEnd?
+
+    /// A task's end, held for its metrics.
+    struct HeldEnd: Sendable {
+      let outcome: Result<HTTPResponse, any Error>
+      let sent: Int64?
+    }
 
     /// The redirect this exchange stopped at (refused, or to be resent), which ends it.
     var redirectStop: (any Error)? {
@@ -95,10 +104,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         writer?.finish(throwing: error)
         answer(.failure(error))
       case .success(let response):
-        writer?.finish()
+        // The reader finds the whole transfer's metrics at the body's end (HTTPBody.metrics).
+        let metrics = observed.metrics(ended: true, sent: sent)
+        writer?.finish(metrics: metrics)
         guard case .exchanging(var handOver) = phase, handOver.callerWaits else { return }
         var head = handOver.release() ?? response
-        head.metrics = observed.metrics(ended: true, sent: sent)
+        head.metrics = metrics
         answer(.success(head))
       }
     }
@@ -122,16 +133,30 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   private let systemCredentials: Set<String>
   /// Cancels a task without making anyone wait (`URLSessionTransport.stop(_:)`).
   private let stop: @Sendable (URLSessionTask) -> Void
+  /// How long a task's successful end waits for URLSession's report of its metrics when the
+  /// report has not come first (Apple documents no order between the two), or `nil` not to wait.
+  private let reportWait: Duration?
+
+  /// The wait for URLSession's metrics after a task's end: half a second on Apple platforms,
+  /// whose URLSession reports them; none on Linux, whose URLSession reports none.
+  #if canImport(FoundationNetworking)
+    static let defaultReportWait: Duration? = nil
+  #else
+    static let defaultReportWait: Duration? = .milliseconds(500)
+  #endif
 
   /// A delegate that follows redirects to `trustedRedirectHosts` with the request's secrets, lets
   /// URLSession answer the `systemCredentials` challenges by default, and cancels tasks with
   /// `stop` (tests count them).
+  /// A successful end waits up to `reportWait` for URLSession's metrics.
   init(
     trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String> = [],
+    reportWait: Duration? = SessionDelegate.defaultReportWait,
     stop: @escaping @Sendable (URLSessionTask) -> Void = URLSessionTransport.stop
   ) {
     self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
     self.systemCredentials = systemCredentials
+    self.reportWait = reportWait
     self.stop = stop
   }
 
@@ -181,8 +206,57 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   func urlSession(
     _ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics
   ) {
-    let reported = TransferMetrics(metrics)
-    exchanges.withLock { $0[task.taskIdentifier]?.observed.reported = reported }
+    reported(TransferMetrics(metrics), forTask: task.taskIdentifier)
+  }
+
+  /// URLSession reported a task's metrics: kept for what follows, and the task's end, if it was
+  /// held for them, goes on.
+  func reported(_ metrics: TransferMetrics, forTask id: Int) {
+    releaseHeldEnd(of: id, reported: metrics)
+  }
+
+  /// Hold a task's successful end for its metrics report, when there is a wait for it and the
+  /// report has not come: it goes on when the report comes, or after `reportWait`.
+  /// - Returns: Whether it was held.
+  private func holdForReport(
+    _ id: Int, outcome: Result<HTTPResponse, any Error>, sent: Int64
+  ) -> Bool {
+    guard let reportWait, case .success = outcome else { return false }
+    let held = exchanges.withLock { exchanges -> Bool in
+      guard var exchange = exchanges[id], exchange.observed.reported == nil,
+        exchange.redirectStop == nil
+      else { return false }
+      exchange.heldEnd = TaskExchange.HeldEnd(outcome: outcome, sent: sent)
+      exchanges[id] = exchange
+      return true
+    }
+    guard held else { return false }
+    let (seconds, attoseconds) = reportWait.components
+    let wait = Double(seconds) + Double(attoseconds) / 1e18
+    DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [weak self] in
+      self?.releaseHeldEnd(of: id)
+    }
+    return true
+  }
+
+  /// Let a task's held end go on, with its metrics when they were `reported` (else the wait for
+  /// them is over).
+  private func releaseHeldEnd(of id: Int, reported: TransferMetrics? = nil) {
+    let held = exchanges.withLock { exchanges -> (TaskExchange, TaskExchange.HeldEnd)? in
+      if let reported {
+        exchanges[id]?.observed.reported = reported
+      }
+      guard let held = exchanges[id]?.heldEnd else { return nil }
+      return exchanges.removeValue(forKey: id).map { ($0, held) }
+    }
+    if let (exchange, held) = held {
+      exchange.end(with: held.outcome, sent: held.sent)
+    }
+  }
+
+  /// The tasks whose end is held for their metrics (for tests).
+  var heldEnds: [Int] {
+    exchanges.withLock { $0.filter { $0.value.heldEnd != nil }.map(\.key) }
   }
 
   func urlSession(
@@ -282,7 +356,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     } else {
       outcome = .failure(URLError(.badServerResponse))
     }
-    finish(task.taskIdentifier, with: outcome, sent: task.countOfBytesSent)
+    let (id, sent) = (task.taskIdentifier, task.countOfBytesSent)
+    if !holdForReport(id, outcome: outcome, sent: sent) {
+      finish(id, with: outcome, sent: sent)
+    }
   }
 
   func urlSession(

@@ -39,12 +39,12 @@ import Foundation
 public final class URLSessionTransport: Transport {
   /// The session that runs the requests.
   public let session: URLSession
-  private let delegate: SessionDelegate?
+  let delegate: SessionDelegate?
   /// The session (and its delegate) for streamed calls: on Linux a second one, with a
   /// ``DelegateQueue`` of its own, so that a streamed body's writes to its temporary file never
   /// hold up the callbacks of buffered calls; elsewhere the same session.
   private let streamingSession: URLSession
-  private let streamingDelegate: SessionDelegate?
+  let streamingDelegate: SessionDelegate?
   /// Why every call fails before it is sent, for a session Errand cannot run on.
   private let refusal: String?
 
@@ -110,28 +110,33 @@ public final class URLSessionTransport: Transport {
   }
 
   #if canImport(FoundationNetworking)
-    /// Create a transport whose two sessions run their delegates on these queues: for tests of
-    /// the flow control, with limits of their own.
+    /// Create a transport whose two sessions run their delegates on these queues (for tests of
+    /// the flow control, with limits of their own), and whose tasks' successful ends wait up to
+    /// `reportWait` for URLSession's metrics, as on Apple platforms (for tests of that wait).
     init(
       configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
-      delegateQueues queues: (buffered: DelegateQueue, streaming: DelegateQueue)
+      delegateQueues queues: (buffered: DelegateQueue, streaming: DelegateQueue),
+      reportWait: Duration? = nil
     ) {
       let configuration = Self.withoutCache(configuration)
       refusal = Self.refusal(of: configuration)
       (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
         configuration: configuration, trustedRedirectHosts: [], systemCredentials: [],
-        queues: queues)
+        queues: queues, reportWait: reportWait)
     }
 
     /// The session for buffered calls and the one for streamed calls, each with its delegate.
     private static func sessions(
       configuration: URLSessionConfiguration, trustedRedirectHosts: Set<String>,
-      systemCredentials: Set<String>, queues: (buffered: DelegateQueue, streaming: DelegateQueue)
+      systemCredentials: Set<String>, queues: (buffered: DelegateQueue, streaming: DelegateQueue),
+      reportWait: Duration? = SessionDelegate.defaultReportWait
     ) -> (URLSession, SessionDelegate, URLSession, SessionDelegate) {
       let delegate = SessionDelegate(
-        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
+        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials,
+        reportWait: reportWait)
       let streamingDelegate = SessionDelegate(
-        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
+        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials,
+        reportWait: reportWait)
       return (
         URLSession(
           configuration: configuration, delegate: delegate, delegateQueue: queues.buffered),
@@ -350,12 +355,21 @@ public final class URLSessionTransport: Transport {
               task, waiting: waiting, exchange: exchange, limit: request.maximumResponseSize,
               redaction: request.redaction)
           } else {
+            // The session's delegate is the app's, and hears URLSession's metrics: the answer
+            // has what Errand observes (when it started and ended, the body's size).
+            let (start, began) = (Date(), ContinuousClock.now)
             let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = {
               data, response, error in
               if let error {
                 waiting.resume(throwing: URLSessionTransport.clarify(error))
               } else if let response = response as? HTTPURLResponse {
-                waiting.resume(returning: HTTPResponse(response, body: data ?? Data()))
+                var answer = HTTPResponse(response, body: data ?? Data())
+                var observed = TransferMetrics()
+                observed.start = start
+                observed.responseEnd = began.duration(to: .now)
+                observed.responseBodyBytes = answer.body.count
+                answer.metrics = observed
+                waiting.resume(returning: answer)
               } else {
                 waiting.resume(throwing: URLError(.badServerResponse))
               }

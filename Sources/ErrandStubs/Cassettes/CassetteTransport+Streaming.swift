@@ -53,7 +53,7 @@ extension CassetteTransport {
         }
         recordedHead.body = chunks.reduce(into: Data()) { $0.append($1) }
         try self.record(Cassette.Exchange(request: request, response: recordedHead, chunks: chunks))
-        writer.finish()
+        writer.finish(as: upstreamBody)
       } catch let dropped as URLError where dropped.code != .cancelled {
         recordedHead.body = chunks.reduce(into: Data()) { $0.append($1) }
         try? self.record(

@@ -128,24 +128,38 @@ extension StubTransport {
   }
 
   /// The head of a streamed answer, its body written chunk by chunk on the stub's clock by a task
-  /// that stops when the reader does or the body crosses `limit`.
+  /// that stops when the reader does or the body crosses `limit`. A body that ends normally ends
+  /// with the whole answer's metrics: the head's, with the end on the stub's clock and the
+  /// body's size (unless the route set them).
   private nonisolated func feed(_ stream: StubStream, limit: Int?) -> HTTPResponse {
     let feeding = Locked<Task<Void, Never>?>(nil)
     let (body, writer) = HTTPBody.makeStream(
       expectedLength: nil, limit: limit, onCancel: { feeding.withLock { $0 }?.cancel() })
     let clock = clock
+    let headMetrics = stream.head.metrics ?? TransferMetrics()
     let task = Task {
       do {
+        let stopwatch = Stopwatch(clock)
+        var sent = 0
         for (index, chunk) in stream.chunks.enumerated() {
           if index > 0, stream.interval > .zero {
             try await clock.sleep(for: stream.interval)
           }
           if writer.write(chunk) == .stop { return }
+          sent += chunk.count
         }
         if stream.stalls {
           try await Self.stall()
         }
-        writer.finish(throwing: stream.failure)
+        if let failure = stream.failure {
+          writer.finish(throwing: failure)
+        } else {
+          var whole = headMetrics
+          whole.responseEnd =
+            whole.responseEnd ?? (whole.responseStart ?? .zero) + stopwatch.elapsed
+          whole.responseBodyBytes = whole.responseBodyBytes ?? sent
+          writer.finish(metrics: whole)
+        }
       } catch {
         writer.finish(throwing: error)
       }

@@ -35,6 +35,30 @@ import Testing
     #expect(metrics.summary == "ttfb 3000 ms · body 0 ms · 8 B")
   }
 
+  /// A streamed answer's head has no end yet; read to its end, the stream has the whole answer's
+  /// metrics, the end on the stub's clock (after its delay and the chunks' intervals).
+  @Test func aStreamedAnswerHasItsEndOnTheStubsClock() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    let chunks = [Data("one".utf8), Data("two".utf8), Data("three".utf8)]
+    await stub.on(.get, "/v1/feed", StubResponse.chunks(chunks, interval: .seconds(1)))
+    let client = APIClient(
+      baseURL: Self.base, transport: stub, configuration: APIClient.Configuration(clock: clock))
+    let stream = try await client.stream(Endpoint<Data>(path: "feed", decoding: .data))
+    #expect(stream.response.metrics?.responseStart == .zero)
+    #expect(stream.response.metrics?.responseEnd == nil)
+    let reading = Task { try await stream.collect() }
+    for _ in 1..<chunks.count {
+      try #require(await clock.waitForSleeper(dueIn: .seconds(1)))
+      await clock.advance(by: .seconds(1))
+    }
+    #expect(try await reading.cancellableValue == Data("onetwothree".utf8))
+    let whole = try #require(stream.metrics)
+    #expect(whole.responseStart == .zero)
+    #expect(whole.responseEnd == .seconds(2))
+    #expect(whole.responseBodyBytes == 11)
+  }
+
   /// What a route sets replaces what the stub measured, on every answer of a sequence.
   @Test func aRouteSetsTheMetricsATestNeeds() async throws {
     var slowLookup = TransferMetrics()

@@ -73,7 +73,9 @@ extension APIClient {
     ReconnectingServerSentEvents(
       prepare: { [self] attempt in
         let made = try await endpoint(attempt)
-        return ReconnectingServerSentEvents.Connection(hasBody: made.body != nil) { buffer in
+        return ReconnectingServerSentEvents.Connection(
+          hasBody: made.body != nil, registration: { self.register(made, as: .eventStream) }
+        ) { buffer in
           var next = made
           // The stream's ID, once it has one (an empty one clears it); until then the endpoint's.
           let id = buffer ?? next.headers["Last-Event-ID"] ?? ""

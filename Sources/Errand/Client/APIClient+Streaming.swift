@@ -27,14 +27,17 @@ extension APIClient {
     -> ResponseStream
   {
     let events = beginEvents(for: endpoint)
+    // Listed until the body has been read to its end, has failed, or its reader has left.
+    let registration = register(endpoint, as: .streamed)
     do {
       let request = try makeRequest(for: endpoint)
       events?.requestBuilt(request)
-      var response = try await run(
-        request, for: endpoint,
-        as: Exchange(streams: true, deadline: nil, progress: nil, events: events)
-      ).streamingBody()
+      let exchange = Exchange(streams: true, deadline: nil, progress: nil, events: events)
+      var response = try await registration.run {
+        try await self.run(request, for: endpoint, as: exchange)
+      }.streamingBody()
       let body = response.bodyStream ?? HTTPBody(Data())
+      registration.setCancel { body.cancel() }
       response.bodyStream = nil
       var stream = ResponseStream(
         response: response, request: request, body: body, idleTimeout: request.timeout,
@@ -47,6 +50,7 @@ extension APIClient {
       }
       // The call ends with its body: the stream posts its progress and its end.
       stream.events = events
+      stream.registration = registration
       return stream
     } catch {
       events?.failed(error)

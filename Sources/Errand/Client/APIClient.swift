@@ -27,6 +27,8 @@ public actor APIClient {
   /// What the client's calls leave running once they return (a cache's revalidation in the
   /// background): cancelled when the client goes away.
   nonisolated let backgroundWork = BackgroundWork()
+  /// The calls running now, for ``cancelAll()`` and ``inFlight``.
+  nonisolated let calls = CallRegistry()
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -84,21 +86,30 @@ public actor APIClient {
     async throws
     -> Response<Value>
   {
+    let registration = register(endpoint, as: .buffered)
+    defer { registration.end() }
     guard let events = beginEvents(for: endpoint) else {
       let request = try makeRequest(for: endpoint)
-      let response = try await run(request, for: endpoint, as: exchange)
+      let response = try await registration.run {
+        try await self.run(request, for: endpoint, as: exchange)
+      }
       try validate(response, for: endpoint)
-      return Response(
-        value: try decode(response, for: endpoint), response: response, request: request)
+      let value = try decode(response, for: endpoint)
+      if registration.isCancelled { throw APIError.cancelled }
+      return Response(value: value, response: response, request: request)
     }
     do {
       let request = try makeRequest(for: endpoint)
       events.requestBuilt(request)
       var exchange = exchange
       exchange.events = events
-      let response = try await run(request, for: endpoint, as: exchange)
+      let response = try await registration.run { [exchange] in
+        try await self.run(request, for: endpoint, as: exchange)
+      }
       try validate(response, for: endpoint)
       let value = try decode(response, for: endpoint)
+      // Cancelled while its answer was being read: it ends as cancelled all the same.
+      if registration.isCancelled { throw APIError.cancelled }
       events.ended(response)
       return Response(value: value, response: response, request: request)
     } catch {

@@ -54,6 +54,9 @@ public struct Endpoint<Value>: Sendable {
   /// How to read the body of an unacceptable answer into the app's error model, or `nil` for the
   /// client's ``APIClient/Configuration/failureDecoding``; see ``failure(_:decoder:)``.
   public var failureDecoding: FailureDecoding?
+  /// Names for this endpoint's calls, by which ``APIClient/cancelAll(tagged:)`` ends them (a
+  /// screen's, a user's); listed in ``InFlightCall/tags``. Never sent. See ``tagged(_:)``.
+  public var tags: Set<String> = []
   /// Whether the request leaves for an origin that must not see secrets, whoever adds them: a
   /// next page at another origin. The headers the client's redaction names are removed after the
   /// middleware has run, just before the transport.

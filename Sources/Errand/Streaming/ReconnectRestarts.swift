@@ -12,6 +12,8 @@ final class ReconnectRestarts: Sendable {
     /// The waits that a restart ends, by a number of their own.
     var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     var nextWaiter = 0
+    /// Whether the stream's client cancelled it (``stop()``).
+    var stopped = false
   }
 
   private let state = Locked(State())
@@ -65,6 +67,18 @@ final class ReconnectRestarts: Sendable {
   /// `reader` has no open connection any more.
   func leave(reader: Int) {
     _ = state.withLock { $0.open.removeValue(forKey: reader) }
+  }
+
+  /// Whether the stream's client cancelled it: it ends instead of connecting again.
+  var isStopped: Bool {
+    state.withLock { $0.stopped }
+  }
+
+  /// End the stream for good (its client cancelled it): as ``restart()``, and every loop then
+  /// ends with ``APIError/cancelled(_:)`` instead of connecting again.
+  func stop() {
+    state.withLock { $0.stopped = true }
+    restart()
   }
 
   /// Start a new generation: cancel every open connection and end every wait.

@@ -31,6 +31,8 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
   /// with the stream's last event ID buffer.
   struct Connection: Sendable {
     var hasBody: Bool
+    /// Its place among the client's calls, listed for the stream's whole life.
+    var registration: @Sendable () -> CallRegistration
     var open: @Sendable (_ lastEventID: String?) async throws -> ServerSentEvents
   }
 
@@ -85,6 +87,9 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     /// Measures the open connection, from its head, on the client's clock.
     var openFor: Stopwatch?
     var ended = false
+    /// The stream's place among its client's calls (``APIClient/inFlight``), from its first
+    /// connection until it ends: ``APIClient/cancelAll()`` stops it, waits included.
+    var registration: CallRegistration?
 
     /// The next event, from this connection or the next ones.
     /// - Returns: The event; `nil` once the server answers `204 No Content`.
@@ -95,6 +100,10 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     ///   tried again), and `.cancelled` as soon as the task is cancelled.
     public mutating func next() async throws -> ServerSentEvent? {
       while !ended {
+        if sequence.restarts.isStopped {
+          // Its client cancelled it: its connection and its wait have ended.
+          try fail(APIError.cancelled)
+        }
         guard iterator != nil else {
           try await open()
           continue
@@ -139,6 +148,12 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
           ReconnectAttempt(
             connection: connections, lastEventID: lastEventID.flatMap { $0.isEmpty ? nil : $0 }))
         hasBody = connection.hasBody
+        if registration == nil {
+          let registration = connection.registration()
+          let restarts = sequence.restarts
+          registration.setCancel { restarts.stop() }
+          self.registration = registration
+        }
         // Restarted while the request was made: it is stale (its cursor, say), so it is not sent.
         guard sequence.restarts.generation == generation else { return }
         opened = try await connection.open(lastEventID)
@@ -152,6 +167,7 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
         // Read to its end (HTTP gives a 204 no body), so that a recorder sees the exchange end.
         _ = try? await opened.stream.collect()
         ended = true
+        registration?.end()
         sequence.onState?(.closed)
         return
       }
@@ -212,6 +228,7 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
         // Nothing is sent again: the stream ends as a stream without reconnection would.
         if let error { try fail(error) }
         ended = true
+        registration?.end()
         return
       }
       if failed {
@@ -240,6 +257,7 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     /// End the stream with `error`, told once to `onState`.
     private mutating func fail(_ error: any Error) throws -> Never {
       ended = true
+      registration?.end()
       events?.stream.cancel()
       sequence.restarts.leave(reader: reader.number)
       events = nil

@@ -46,6 +46,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
   let clock: any Clock<Duration>
   /// Where the call's body progress and end go, when its client has listeners.
   var events: CallEventSink?
+  /// The call's place among its client's calls (``APIClient/inFlight``), left at the body's end.
+  var registration: CallRegistration?
 
   init(
     response: HTTPResponse, request: HTTPRequest, body: HTTPBody, idleTimeout: Duration?,
@@ -64,6 +66,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
   public func cancel() {
     body.cancel()
     events?.failed(CancellationError())
+    registration?.end()
   }
 
   /// The body's lines as UTF-8 text, without their `\n` or `\r\n` endings; a last line without an
@@ -91,7 +94,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     init(stream: ResponseStream) {
       self.stream = stream
-      self.reading = Reading(stream.body, events: stream.events)
+      self.reading = Reading(stream.body, events: stream.events, registration: stream.registration)
     }
 
     /// The next chunk, or `nil` at the end of the body.
@@ -108,11 +111,15 @@ public struct ResponseStream: AsyncSequence, Sendable {
             events.ended(stream.response.withMetrics(atEndOf: body), streamed: true)
           }
         }
+        if chunk == nil {
+          stream.registration?.end()
+        }
         return chunk
       } catch {
         body.cancel()
         let failure = APIError(transportError: error, request: stream.request)
         stream.events?.failed(failure)
+        stream.registration?.end()
         throw failure
       }
     }
@@ -128,16 +135,19 @@ public struct ResponseStream: AsyncSequence, Sendable {
   final class Reading: Sendable {
     let body: HTTPBody
     let events: CallEventSink?
+    let registration: CallRegistration?
 
-    init(_ body: HTTPBody, events: CallEventSink?) {
+    init(_ body: HTTPBody, events: CallEventSink?, registration: CallRegistration?) {
       self.body = body
       self.events = events
+      self.registration = registration
     }
 
     deinit {
       body.cancel()
       // A call whose body was left before its end was cancelled (no event once it ended).
       events?.failed(CancellationError())
+      registration?.end()
     }
   }
 }

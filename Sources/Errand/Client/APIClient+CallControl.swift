@@ -1,0 +1,58 @@
+import Foundation
+
+extension APIClient {
+  /// The calls this client is running now, oldest first: buffered calls until they return,
+  /// streamed ones (downloads and event streams included) until their body has been read to the
+  /// end, has failed, or their reader has left.
+  ///
+  /// ```swift
+  /// print(client.inFlight.map(\.description).joined(separator: "\n"))
+  /// ```
+  public nonisolated var inFlight: [InFlightCall] {
+    calls.calls
+  }
+
+  /// End every call this client is running, at once: each throws ``APIError/cancelled(_:)``
+  /// (a streamed call's reader too), and its transfer is cancelled, as when the calling task is
+  /// cancelled. For a sign-out or an account switch.
+  ///
+  /// Only the calls running now are ended: a call started after this returns runs as usual. A
+  /// call whose answer has arrived but not been read into its value yet ends as cancelled too;
+  /// one that has returned is not affected. What a call left running in the background (a
+  /// cache's revalidation) is not a call, and is not ended.
+  ///
+  /// ```swift
+  /// func signOut() async {
+  ///   client.cancelAll()
+  ///   cache.removeAll()
+  /// }
+  /// ```
+  /// - Returns: How many calls were ended.
+  @discardableResult
+  public nonisolated func cancelAll() -> Int {
+    calls.cancel { _ in true }
+  }
+
+  /// End the calls this client is running whose endpoint carries `tag` (``Endpoint/tags``), as
+  /// ``cancelAll()`` ends every call.
+  ///
+  /// ```swift
+  /// let feed = Endpoint<[Post]>(path: "feed").tagged("home")
+  /// client.cancelAll(tagged: "home")   // the user left the home screen
+  /// ```
+  /// - Parameter tag: The tag.
+  /// - Returns: How many calls were ended.
+  @discardableResult
+  public nonisolated func cancelAll(tagged tag: String) -> Int {
+    calls.cancel { $0.tags.contains(tag) }
+  }
+
+  /// Register a call to `endpoint` that starts now.
+  nonisolated func register<Value>(_ endpoint: Endpoint<Value>, as kind: InFlightCall.Kind)
+    -> CallRegistration
+  {
+    CallRegistration(
+      calls, endpoint: endpoint.description(redactedBy: configuration.redaction),
+      tags: endpoint.tags, kind: kind)
+  }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// The calls one client is running, each with what ends it: for ``APIClient/cancelAll()``,
+/// ``APIClient/cancelAll(tagged:)`` and ``APIClient/inFlight``. A call registers when it starts
+/// and leaves when it ends; a cancellation that comes before the call has said how to end it is
+/// kept, and the call ends as soon as it does.
+final class CallRegistry: Sendable {
+  private struct Entry: Sendable {
+    let call: InFlightCall
+    /// What ends the call, once it has said; `nil` before.
+    var cancel: (@Sendable () -> Void)?
+    /// Whether it was cancelled (before it could be ended, or since).
+    var cancelled = false
+  }
+
+  private struct State: Sendable {
+    var next: UInt64 = 1
+    var entries: [UInt64: Entry] = [:]
+  }
+
+  private let state = Locked(State())
+
+  /// Register a call that starts now.
+  /// - Returns: Its number, to pass to the other methods.
+  func register(endpoint: String, tags: Set<String>, kind: InFlightCall.Kind) -> UInt64 {
+    state.withLock { state in
+      let id = state.next
+      state.next += 1
+      state.entries[id] = Entry(
+        call: InFlightCall(id: id, endpoint: endpoint, tags: tags, kind: kind, started: Date()))
+      return id
+    }
+  }
+
+  /// Say how call `id` ends now (its task, then its body); runs `cancel` at once when the call
+  /// was cancelled already.
+  func setCancel(_ id: UInt64, _ cancel: @escaping @Sendable () -> Void) {
+    let now = state.withLock { state -> Bool in
+      guard state.entries[id] != nil else { return false }
+      state.entries[id]?.cancel = cancel
+      return state.entries[id]?.cancelled == true
+    }
+    if now { cancel() }
+  }
+
+  /// Whether call `id` was cancelled through the registry.
+  func isCancelled(_ id: UInt64) -> Bool {
+    state.withLock { $0.entries[id]?.cancelled ?? false }
+  }
+
+  /// Call `id` ended: it is no longer listed.
+  func remove(_ id: UInt64) {
+    _ = state.withLock { $0.entries.removeValue(forKey: id) }
+  }
+
+  /// End every listed call for which `matches` holds.
+  /// - Returns: How many calls were cancelled.
+  func cancel(where matches: (InFlightCall) -> Bool) -> Int {
+    let (count, cancels) = state.withLock { state -> (Int, [@Sendable () -> Void]) in
+      var cancels: [@Sendable () -> Void] = []
+      var count = 0
+      for (id, entry) in state.entries where !entry.cancelled && matches(entry.call) {
+        state.entries[id]?.cancelled = true
+        count += 1
+        if let cancel = entry.cancel { cancels.append(cancel) }
+      }
+      return (count, cancels)
+    }
+    for cancel in cancels { cancel() }
+    return count
+  }
+
+  /// The calls running now, oldest first.
+  var calls: [InFlightCall] {
+    state.withLock { $0.entries.values.map(\.call) }.sorted { $0.id < $1.id }
+  }
+}

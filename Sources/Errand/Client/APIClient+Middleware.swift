@@ -28,7 +28,7 @@ extension APIClient {
       endpoint: endpoint.description(redactedBy: configuration.redaction),
       requiresAuthentication: endpoint.requiresAuthentication && !endpoint.withholdsSecrets
         && !endpoint.leavesOrigin(of: baseURL, trustedHosts: configuration.trustedHosts),
-      sample: endpoint.sample, isIdempotent: endpoint.isIdempotent ?? endpoint.method.isIdempotent)
+      sample: endpoint.sample, isIdempotent: endpoint.retriesSafely)
     context.deadline = exchange.deadline
     context.clock = configuration.clock
     context.cachePolicy = endpoint.cachePolicy

@@ -49,7 +49,8 @@ extension Endpoint {
   /// middleware, only the client's ``APIClient/Configuration/crossOriginHeaders`` and the headers
   /// that describe the request stay, whoever set them (the endpoint, the client or a middleware).
   /// A user and password in the link are dropped: as in a redirect's `Location`, what a server
-  /// writes there never becomes credentials.
+  /// writes there never becomes credentials. An endpoint with an ``idempotencyKey`` gives the
+  /// next page a generated key of its own.
   func nextLink(
     after response: HTTPResponse, of request: HTTPRequest, trustedHosts: Set<String>
   ) -> Endpoint? {
@@ -68,6 +69,11 @@ extension Endpoint {
     next.url = url
     next.path = ""
     next.query = []
+    if next.idempotencyKey != nil {
+      // Another page is another call: a key of its own, never the one the first page sent.
+      next.idempotencyKey = .generated
+      next.headers.remove(IdempotencyKey.fieldName)
+    }
     let downgrades =
       request.url.scheme?.lowercased() == "https" && url.scheme?.lowercased() == "http"
     if downgrades

@@ -6,7 +6,10 @@ extension APIClient {
   /// It joins the base URL and the endpoint's path, percent-encodes path segments and query
   /// items, and sets headers in this order, later ones winning: `Accept` (from the decoding
   /// strategy), `User-Agent`, the body's `Content-Type`, the client's default headers and the
-  /// endpoint's headers. The timeout is the endpoint's, else the client's.
+  /// endpoint's headers. The timeout is the endpoint's, else the client's. An endpoint with an
+  /// ``Endpoint/idempotencyKey`` gets its `Idempotency-Key` here: a
+  /// ``IdempotencyKey/generated`` one is new at every call of this method, which is once per call
+  /// of the client.
   /// - Parameter endpoint: The endpoint to build.
   /// - Returns: The request, ready for a transport.
   /// - Throws: ``APIError/invalidRequest(_:)`` naming the endpoint and the problem: a base URL
@@ -14,7 +17,8 @@ extension APIClient {
   ///   not an RFC 9110 token, a `.` or `..` path segment, a header name or value that is not
   ///   valid (a value with CR or LF could inject headers), a framing header such as
   ///   `Content-Length` (see ``HTTPRequest/framingHeaderNames``), a body that cannot be encoded,
-  ///   or a timeout that is not positive.
+  ///   a timeout that is not positive, or an idempotency key on a safe method or that cannot be
+  ///   sent (see ``Endpoint/withIdempotencyKey(_:)``).
   public nonisolated func makeRequest<Value>(for endpoint: Endpoint<Value>) throws -> HTTPRequest {
     func invalid(_ problem: String) -> APIError {
       .invalidRequest("\(endpoint): \(problem)")
@@ -60,6 +64,9 @@ extension APIClient {
       headers.merge(configuration.headers)
     }
     headers.merge(endpoint.headers)
+    if let key = try endpoint.idempotencyKeyValue(invalid: invalid) {
+      headers[IdempotencyKey.fieldName] = key
+    }
 
     let timeout = endpoint.timeout ?? configuration.timeout
     if let timeout, timeout <= .zero {

@@ -38,8 +38,11 @@ public struct Endpoint<Value>: Sendable {
   /// The status codes that count as success for this endpoint, or `nil` for the client's.
   public var acceptableStatusCodes: Range<Int>?
   /// Whether sending the request twice is safe, which lets retries repeat it; `nil` leaves it
-  /// to the method (`GET`, `PUT`, `DELETE`... are idempotent, `POST` and `PATCH` are not).
+  /// to the method (`GET`, `PUT`, `DELETE`... are idempotent, `POST` and `PATCH` are not) and to
+  /// the ``idempotencyKey``, which makes any method retryable.
   public var isIdempotent: Bool?
+  /// The `Idempotency-Key` each call sends, or `nil` for none; see ``withIdempotencyKey(_:)``.
+  public var idempotencyKey: IdempotencyKey?
   /// Middleware for this endpoint alone, run inside the client's.
   public var middleware: [any Middleware] = []
   /// A sample response, as the real API would answer (Moya's `sampleData`); test doubles such as
@@ -91,7 +94,8 @@ public struct Endpoint<Value>: Sendable {
   }
 
   /// A copy of this endpoint that may be retried even if its method is not idempotent, for
-  /// example a `POST` with an idempotency key.
+  /// example a `POST` the server deduplicates by a field of its body; to send an
+  /// `Idempotency-Key`, use ``withIdempotencyKey(_:)``, which makes the endpoint retryable too.
   /// - Returns: The changed endpoint.
   public func retryable() -> Endpoint {
     var copy = self

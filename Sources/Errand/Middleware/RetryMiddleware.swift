@@ -3,9 +3,11 @@ import Foundation
 /// Sends a request again when it fails in a way worth retrying, waiting between attempts.
 ///
 /// It retries the statuses and network failures of its ``RetryPolicy``, only for idempotent
-/// requests (see ``Endpoint/isIdempotent``), with exponential backoff and full jitter, and honours
-/// `Retry-After` in seconds or as an HTTP-date, capped by the policy. Waits run on the injected
-/// clock, so tests pass a `TestClock` and take no wall time; a cancelled task stops waiting at once.
+/// requests (see ``Endpoint/isIdempotent``) and those that carry an idempotency key (see
+/// ``Endpoint/withIdempotencyKey(_:)``: every attempt sends the call's one key), with
+/// exponential backoff and full jitter, and honours `Retry-After` in seconds or as an HTTP-date,
+/// capped by the policy. Waits run on the injected clock, so tests pass a `TestClock` and take no
+/// wall time; a cancelled task stops waiting at once.
 /// When attempts run out, the last response or error is returned, and its description says how
 /// many attempts were made.
 ///

@@ -20,7 +20,7 @@ extension CassetteTransport {
     /// The query items, in any order; a recorded `<redacted>` value matches any value.
     public static let query = Matching(rawValue: 1 << 2)
     /// The recorded headers but `User-Agent`, which the request must also carry (a `<redacted>`
-    /// one with any value).
+    /// one, or an `Idempotency-Key`, which is new at every call, with any value).
     public static let headers = Matching(rawValue: 1 << 3)
     /// The body (JSON compared by content).
     public static let body = Matching(rawValue: 1 << 4)
@@ -73,13 +73,15 @@ extension CassetteTransport.Matching {
   }
 
   /// Every recorded header but `User-Agent` is on the live request with the same value; a
-  /// redacted one needs only to be present.
+  /// redacted one, or an `Idempotency-Key` (a generated one is new at every call, so the one
+  /// recorded never comes again), needs only to be present.
   private func headersMatch(_ recorded: HTTPHeaders, _ live: HTTPHeaders) -> Bool {
     recorded.fields.allSatisfy { field in
-      if field.name.lowercased() == "user-agent" {
+      let name = field.name.lowercased()
+      if name == "user-agent" {
         return true
       }
-      if field.value == HTTPHeaders.redactedValue {
+      if field.value == HTTPHeaders.redactedValue || name == "idempotency-key" {
         return live.contains(field.name)
       }
       return live.values(for: field.name).contains(field.value)

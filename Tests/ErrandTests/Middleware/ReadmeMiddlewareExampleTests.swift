@@ -33,4 +33,23 @@ import Testing
     #expect(lines.withLock { $0 }.count == 2)
     #expect(lines.withLock { $0 }.first == "→ GET https://api.example.com/v1/me")
   }
+
+  struct Receipt: Codable, Equatable, Sendable { var id: Int }
+  struct Order: Codable, Sendable { var sku: String }
+
+  /// README's idempotency key example, as written: the retried POST sends one key.
+  @Test func postRetriedWithAnIdempotencyKey() async throws {
+    let stub = StubTransport()
+    await stub.on(.post, "/v1/payments", .sequence([.status(503), .json(Receipt(id: 7))]))
+    let client = APIClient(
+      baseURL: url("https://api.example.com/v1"), transport: stub,
+      configuration: .init(middleware: [RetryMiddleware(clock: .immediate)]))
+    let order = Order(sku: "A1")
+    let pay = Endpoint<Receipt>(method: .post, path: "payments", body: .json(order))
+      .withIdempotencyKey()  // or .withIdempotencyKey(.fixed(storedKey))
+    let receipt = try await client.send(pay)
+    #expect(receipt == Receipt(id: 7))
+    let keys = await stub.requests.map { $0.headers["Idempotency-Key"] }
+    #expect(keys.count == 2 && keys[0] != nil && keys[0] == keys[1])
+  }
 }

@@ -65,8 +65,8 @@ final class BodyBuffer: @unchecked Sendable {
     state.withLock { $0.finish(throwing: error, metrics: metrics) }.perform()
   }
 
-  /// The whole transfer's metrics, once the body has ended normally and its transport reported
-  /// them.
+  /// The whole transfer's metrics, once the reader has read to the body's normal end and its
+  /// transport reported them.
   var metrics: TransferMetrics? {
     state.withLock { $0.metrics }
   }

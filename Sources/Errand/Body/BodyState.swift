@@ -50,7 +50,9 @@ struct BodyState<Wake> {
   private(set) var end: Result<Void, any Error>?
   private(set) var cancelled = false
   /// The whole transfer's metrics, as its transport reported them when the body ended normally.
-  private(set) var metrics: TransferMetrics?
+  private var endMetrics: TransferMetrics?
+  /// Whether the reader has been handed the body's normal end: it has had every byte.
+  private var endRead = false
   private var onCancel: (@Sendable () -> Void)?
   /// Who waits for the reader to catch up (a transport that paused its transfer).
   private var drainHandlers: [@Sendable () -> Void] = []
@@ -77,6 +79,22 @@ struct BodyState<Wake> {
 
   /// Whether writing is over: the reader stopped, or the body ended.
   var isStopped: Bool { cancelled || end != nil }
+
+  /// The whole transfer's metrics, once the reader has read to the body's normal end: `nil`
+  /// before (a reader that stops early never had the whole body, whatever the transport
+  /// finished), and for a body that ended with an error or was cancelled before its end.
+  var metrics: TransferMetrics? {
+    endRead ? endMetrics : nil
+  }
+
+  /// The body's end is handed to the reader: if it ended normally, the reader has had every
+  /// byte, and the transfer's metrics are its from now on (a cancellation after, as the end of
+  /// a loop makes, changes nothing).
+  private mutating func handOverEnd() {
+    if case .success = end, !cancelled {
+      endRead = true
+    }
+  }
 
   // MARK: Writing
 
@@ -112,7 +130,7 @@ struct BodyState<Wake> {
     guard !isStopped else { return Effects() }
     end = error.map { .failure($0) } ?? .success(())
     if error == nil {
-      self.metrics = metrics
+      endMetrics = metrics
     }
     onCancel = nil
     var effects = wakeReaderAtEnd()
@@ -209,6 +227,9 @@ struct BodyState<Wake> {
     } catch {
       return (.failure(error), stop(throwing: error))
     }
+    if end != nil {
+      handOverEnd()
+    }
     return (end.map { $0.map { nil } }, Effects())
   }
 
@@ -234,6 +255,7 @@ struct BodyState<Wake> {
     do {
       let queued = try queue.takeAll()
       releaseSpillFileAtEnd()
+      handOverEnd()
       return end.map { queued }
     } catch {
       return .failure(error)
@@ -256,6 +278,7 @@ struct BodyState<Wake> {
     if let end {
       answer = end.map { queued }
       releaseSpillFileAtEnd()
+      handOverEnd()
       return (.answered, Effects(wake: wake))
     }
     collected = queued
@@ -305,10 +328,12 @@ struct BodyState<Wake> {
     guard let end else { return Effects() }
     switch reader {
     case .next(let wake, _) where queue.isEmpty:
+      handOverEnd()
       return wakeReader(wake, with: end.map { nil })
     case .collect(let wake):
       let body = collected ?? Data()
       collected = nil
+      handOverEnd()
       return wakeReader(wake, with: end.map { body })
     default:
       return Effects()

@@ -76,11 +76,13 @@ public final class HTTPBody: AsyncSequence, Sendable {
     buffer.cancel()
   }
 
-  /// The whole transfer's metrics, once the body has ended and its transport reported them: its
-  /// end (``TransferMetrics/responseEnd``) and every byte of the body, where a streamed call's
-  /// head (``HTTPResponse/metrics``) has what was known when the head arrived. `nil` until the
-  /// body has ended, when it ended with an error (which carries what was known:
-  /// ``APIError/metrics``), and from a transport that reports none at the end.
+  /// The whole transfer's metrics, once the body has been read to its end and its transport
+  /// reported them: its end (``TransferMetrics/responseEnd``) and every byte of the body, where a
+  /// streamed call's head (``HTTPResponse/metrics``) has what was known when the head arrived.
+  /// `nil` until the reader has had the body's end (even when the transport has finished
+  /// writing it), when the body ended with an error (which carries what was known:
+  /// ``APIError/metrics``) or was cancelled before its end, and from a transport that reports
+  /// none at the end.
   /// ``ResponseStream/metrics`` has them for a streamed call, and a buffered call's response has
   /// them already.
   public var metrics: TransferMetrics? {

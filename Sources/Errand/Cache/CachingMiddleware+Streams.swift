@@ -47,7 +47,9 @@ extension CachingMiddleware {
 
 extension CachingMiddleware {
   /// `response` with its streamed body read ahead, up to `limit` bytes: whole, when it ends
-  /// within them; else streaming on, the bytes read first and then the rest.
+  /// within them (with the metrics its transport reported at the end, as the caller would have
+  /// found them at the end of the stream); else streaming on, the bytes read first and then the
+  /// rest.
   /// - Throws: The error that ended the body before the limit.
   static func readingAhead(_ response: HTTPResponse, upTo limit: Int) async throws
     -> HTTPResponse
@@ -60,7 +62,7 @@ extension CachingMiddleware {
         return continuing(response, from: upstream, after: read)
       }
     }
-    return response.collectedForStorage(read)
+    return response.collectedForStorage(read).withMetrics(atEndOf: upstream)
   }
 
   /// `response` streaming `read` and then the rest of `upstream`, which is read by one task that

@@ -5,9 +5,10 @@ import Foundation
 /// time), behind a version marker. A file that does not read back (corrupted, truncated, from
 /// another version, holding values that make no sense) is a miss and is removed; one that cannot
 /// be read now (no permission; on Apple platforms, a protected file while the device is locked)
-/// is a miss and is left alone, and while the marker cannot be read the store is not used at all.
-/// The folder is opened (the marker checked, the files counted) at the first operation, not when
-/// the store is made. What is written
+/// is a miss and is left alone, and while the marker cannot be read nothing is read or written
+/// (``removeAll()`` and invalidations still remove files). The folder is opened (the marker
+/// checked, the files counted) at the first operation, not when the store is made, and again when
+/// its marker is gone (the folder emptied or removed from outside). What is written
 /// never holds a secret: no URL (files are named and checked by hashes of it), no header the
 /// request's ``Redaction`` hides, and no body of an answer to a request that carried one unless
 /// the cache was told it may.
@@ -33,7 +34,8 @@ import Foundation
 /// This instance's operations are also serialized by its own lock. The async ones
 /// (``lookup(_:clock:)``, ``insert(_:redaction:)``, ``invalidate(_:)``) run on a serial dispatch
 /// queue of the store's, so that a caller on Swift's cooperative thread pool never blocks one of
-/// its few threads on the disk; ``removeAll()`` runs on its caller's thread.
+/// its few threads on the disk; ``removeAll()`` runs on its caller's thread, and a write still
+/// queued when it begins is dropped.
 final class DiskCacheStore: Sendable {
   static let version = "errand-http-cache 1"
   /// The version marker's name in the folder.
@@ -51,8 +53,11 @@ final class DiskCacheStore: Sendable {
   /// object's other fields and reports the lock's own read as racing with it.)
   private let lock = Locked(false)
   private let listed = Locked(0)
+  /// How many times ``removeAll()`` has begun: a write queued before one is dropped.
+  private let removalCount = Locked(0)
   /// Where the async operations do their file I/O: off the cooperative pool, one at a time.
-  private let queue = DispatchQueue(label: "errand.cache.disk", qos: .utility)
+  /// (Internal: tests hold it to order an operation against another.)
+  let queue = DispatchQueue(label: "errand.cache.disk", qos: .utility)
 
   /// Run `work` on the store's queue and return its result.
   private func onQueue<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
@@ -64,6 +69,9 @@ final class DiskCacheStore: Sendable {
   /// How many times this cache's operations listed every entry file: once when the cache opens
   /// the folder, then only as eviction needs it (which tests check).
   var listings: Int { listed.withLock { $0 } }
+
+  /// How many times ``removeAll()`` has begun: what was read before it changed is not kept.
+  var removals: Int { removalCount.withLock { $0 } }
 
   /// A store on `directory`; nothing on disk is touched until its first operation.
   init(
@@ -121,19 +129,31 @@ final class DiskCacheStore: Sendable {
   }
 
   /// Run `body` on the open folder with `LOCK` held and the byte count read from it, then write
-  /// the count back. `nil` when the folder cannot be opened or created, or its version marker
-  /// cannot be read now.
+  /// the count back. `nil` when the folder cannot be opened or created, or (when `requiringOpen`)
+  /// its version marker cannot be read now. A folder whose marker is gone since it was opened
+  /// (the system empties an app's caches when the disk runs low; a user may remove them) is
+  /// opened again, so that its marker is written anew.
+  /// - Parameters:
+  ///   - requiringOpen: Whether `body` needs a folder of this version (to read or write what is
+  ///     stored); removing files does not, and goes on while the marker cannot be read.
+  ///   - body: The operation.
+  /// - Returns: What `body` returned, or `nil` when it did not run.
   @discardableResult
-  private func session<Result>(_ body: (inout DiskCacheSession) -> Result) -> Result? {
+  private func session<Result>(
+    requiringOpen: Bool = true, _ body: (inout DiskCacheSession) -> Result
+  ) -> Result? {
     lock.withLock { opened in
       guard let root = DirectoryHandle(path: directory.path, creating: true) else { return nil }
       let lockFile = root.lock(Self.lockName)
       let stored = lockFile?.number
       var session = DiskCacheSession(root: root, budget: budget, bytes: stored)
+      if opened, root.kind(Self.versionName) == .missing {
+        opened = false
+      }
       if !opened {
         opened = open(&session)
       }
-      guard opened else { return nil }
+      guard opened || !requiringOpen else { return nil }
       let result = body(&session)
       listed.withLock { $0 += session.listings }
       if session.isCounted, session.bytes != stored {
@@ -190,18 +210,26 @@ final class DiskCacheStore: Sendable {
 
   /// Write `entry`, unless it would put a secret on disk, after dropping the least recently
   /// used files until it fits the budget; on the store's queue.
+  /// A write still queued when ``removeAll()`` begins is dropped: what a user stored before
+  /// signing out never lands after it.
   func insert(_ entry: CacheEntry, redaction: Redaction) async {
-    await onQueue { self.insertNow(entry, redaction: redaction) }
+    let removals = removals
+    await onQueue { self.insertNow(entry, redaction: redaction, unlessRemovedSince: removals) }
   }
 
-  /// ``insert(_:redaction:)``, on the caller's thread.
-  func insertNow(_ entry: CacheEntry, redaction: Redaction) {
+  /// ``insert(_:redaction:)``, on the caller's thread; dropped when ``removeAll()`` has begun
+  /// since ``removals`` was `removals`.
+  func insertNow(_ entry: CacheEntry, redaction: Redaction, unlessRemovedSince removals: Int? = nil)
+  {
     guard let request = entry.response.request,
       let record = DiskCacheRecord(
         entry, redaction: redaction, storesAuthenticatedResponses: storesAuthenticatedResponses),
       let data = try? JSONEncoder().encode(record), data.count <= budget
     else { return }
     session { session in
+      // Under the lock removeAll's files go under: either it has begun (and this is dropped), or
+      // it removes this file after.
+      guard removals == nil || removals == self.removals else { return }
       let key = CacheEntry.key(for: request.url)
       let name = Self.hash(entry.varying.sorted { $0.key < $1.key }.description) + ".entry"
       session.makeRoom(for: data.count)
@@ -214,14 +242,22 @@ final class DiskCacheStore: Sendable {
     }
   }
 
-  /// Drop every file stored for `url`, on the store's queue.
+  /// Drop every file stored for `url`, on the store's queue; also while the version marker
+  /// cannot be read now, so that an answer made stale is not served once it can.
   func invalidate(_ url: URL) async {
-    await onQueue { self.session { $0.removeFolder(Self.hash(CacheEntry.key(for: url))) } }
+    await onQueue { self.invalidateNow(url) }
   }
 
-  /// Drop every file.
+  /// ``invalidate(_:)``, on the caller's thread.
+  func invalidateNow(_ url: URL) {
+    session(requiringOpen: false) { $0.removeFolder(Self.hash(CacheEntry.key(for: url))) }
+  }
+
+  /// Drop every file, on the caller's thread, also while the version marker cannot be read now;
+  /// writes still queued are dropped.
   func removeAll() {
-    session { session in
+    removalCount.withLock { $0 += 1 }
+    session(requiringOpen: false) { session in
       for name in session.root.names() where Self.isFolderName(name) {
         session.removeFolder(name)
       }

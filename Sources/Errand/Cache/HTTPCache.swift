@@ -42,8 +42,9 @@ import Foundation
 /// memory. Files are written atomically behind a version marker; one that does not read back, or
 /// holds values that make no sense, is a miss and is removed; one that cannot be read now (a
 /// protected file on a locked device) is a miss and is kept. The folder is opened at the first
-/// lookup or store, not when the cache is made. On Apple platforms it gets the data protection
-/// class `fileProtection` names and is excluded from backups.
+/// lookup or store, not when the cache is made, and again when it was emptied or removed
+/// meanwhile (the system empties an app's caches when the disk runs low). On Apple platforms it
+/// gets the data protection class `fileProtection` names and is excluded from backups.
 ///
 /// The memory budget counts what each stored response holds: its body and headers, its URL, the
 /// headers of the request it answers and the values its `Vary` names, plus about a kilobyte per
@@ -72,6 +73,8 @@ public final class HTTPCache: Sendable {
   public var directory: URL? { disk?.directory }
   /// How many times the disk store listed every file in its folder (``DiskCacheStore/listings``).
   var diskListings: Int { disk?.listings ?? 0 }
+  /// The disk store, when there is one (for tests).
+  var diskStore: DiskCacheStore? { disk }
   /// The wall clock: when a response arrived, for its age and the freshness `Expires` gives it.
   let now: @Sendable () -> Date
   private let store = Locked(CacheStore())
@@ -189,10 +192,14 @@ public final class HTTPCache: Sendable {
 
   /// Drop every stored response, in memory and on disk. The files are removed on the calling
   /// thread, before this returns, so that nothing of them is left when it has (a user who signs
-  /// out, say); every other disk operation runs off the caller's thread.
+  /// out, say), even while the folder's files cannot be read (a locked device); a store still
+  /// waiting to be written then is dropped, and a response read from disk before is not kept in
+  /// memory. Every other disk operation runs off the caller's thread.
   public func removeAll() {
-    store.withLock { $0 = CacheStore() }
+    // The disk first: from its start, what a lookup read before is not kept in memory, and
+    // anything kept meanwhile goes with the memory next.
     disk?.removeAll()
+    store.withLock { $0 = CacheStore() }
   }
 
   /// The stored response that answers `request` (from memory, else from disk, then kept in
@@ -201,8 +208,14 @@ public final class HTTPCache: Sendable {
     if let entry = store.withLock({ $0.lookup(request) }) {
       return entry
     }
+    let removals = disk?.removals
     guard let entry = await disk?.lookup(request, clock: clock)?.trimmed else { return nil }
-    store.withLock { $0.insert(entry, budget: memoryBudget) }
+    store.withLock { store in
+      // Read before a removeAll that began meanwhile: answered, not kept.
+      if disk?.removals == removals {
+        store.insert(entry, budget: memoryBudget)
+      }
+    }
     return entry
   }
 

@@ -86,7 +86,8 @@ public struct HTTPResponse: Sendable, Hashable {
     return streamed
   }
 
-  /// This response with its streamed body read into ``body`` (unchanged when it has none).
+  /// This response with its streamed body read into ``body`` (unchanged when it has none), and
+  /// the metrics its transport reported at the body's end (``HTTPBody/metrics``), when it did.
   /// - Parameter maximum: The most bytes to accept.
   /// - Returns: The response with the whole body.
   /// - Throws: `URLError(.dataLengthExceedsMaximum)` when the body is longer, or the error that
@@ -96,7 +97,7 @@ public struct HTTPResponse: Sendable, Hashable {
     var whole = self
     whole.body = try await bodyStream.collect(upTo: maximum)
     whole.bodyStream = nil
-    return whole
+    return whole.withMetrics(atEndOf: bodyStream)
   }
 
   /// Compare status, headers, body and URL; the request is context, not part of the value.

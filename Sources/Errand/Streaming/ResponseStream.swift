@@ -27,11 +27,11 @@ public struct ResponseStream: AsyncSequence, Sendable {
   /// The body as it arrives. Internal: read it by iterating the stream, which applies the idle
   /// timeout, the size limit and the mapping to ``APIError``.
   let body: HTTPBody
-  /// What is known of the transfer: once the body has ended (it has certainly ended when the
-  /// stream has been read to its end), the whole transfer's metrics (its end, every byte of the
-  /// body) when the transport reports them (``HTTPBody/metrics``); until then, and from a
-  /// transport that does not, the head's (``HTTPResponse/metrics`` of ``response``, taken when
-  /// the head arrived).
+  /// What is known of the transfer: once the stream has been read to its end, the whole
+  /// transfer's metrics (its end, every byte of the body) when the transport reports them
+  /// (``HTTPBody/metrics``); until then, for a stream left or failed before its end, and from a
+  /// transport that does not report them, the head's (``HTTPResponse/metrics`` of ``response``,
+  /// taken when the head arrived).
   public var metrics: TransferMetrics? {
     body.metrics?.completing(head: response.metrics) ?? response.metrics
   }

@@ -19,6 +19,14 @@ struct ObservedTransfer {
   private(set) var hops: [TransferMetrics] = []
   /// What URLSession reported (Apple platforms), once it has.
   var reported: TransferMetrics?
+  /// When the task ended, once it has: its end is then this, however long the end is held
+  /// afterwards for URLSession's report.
+  private var ended: ContinuousClock.Instant?
+
+  /// The task ended (its last byte has come): the time the metrics end at.
+  mutating func taskEnded() {
+    ended = ended ?? .now
+  }
 
   /// The head of the current hop arrived.
   mutating func headArrived() {
@@ -43,7 +51,7 @@ struct ObservedTransfer {
     var metrics = TransferMetrics()
     metrics.start = start
     metrics.responseStart = head
-    metrics.responseEnd = ended ? began.duration(to: .now) : nil
+    metrics.responseEnd = ended ? began.duration(to: self.ended ?? .now) : nil
     metrics.responseBodyBytes = bodyBytes
     metrics.requestBodyBytes = sent.map { Int($0) }
     metrics.redirects = hops

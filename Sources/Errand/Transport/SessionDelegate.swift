@@ -227,6 +227,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         exchange.redirectStop == nil
       else { return false }
       exchange.heldEnd = TaskExchange.HeldEnd(outcome: outcome, sent: sent)
+      // The transfer ended now, not when the end goes on.
+      exchange.observed.taskEnded()
       exchanges[id] = exchange
       return true
     }
@@ -251,6 +253,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
     if let (exchange, held) = held {
       exchange.end(with: held.outcome, sent: held.sent)
+    }
+  }
+
+  /// The session is invalid (its transport went away) and lets go of this delegate, whose timers
+  /// hold it weakly: every end still held goes on now, with what is known, so that no body
+  /// waits for a report or a timer that will not come.
+  func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+    for id in heldEnds {
+      releaseHeldEnd(of: id)
     }
   }
 

@@ -35,7 +35,9 @@ import Foundation
 /// Background sessions (`URLSessionConfiguration.background(withIdentifier:)`) are not
 /// supported: they run only upload and download tasks, handed to the system, and a data task
 /// with a completion handler, which Errand's calls are, stops the app. A transport given one
-/// fails every call with ``APIError/invalidRequest(_:)``, before anything is sent.
+/// fails every call with ``APIError/invalidRequest(_:)``, before anything is sent; one made from
+/// such a configuration makes no session with its identifier (its ``session`` is ephemeral), so
+/// that the app's own background session keeps its transfers.
 public final class URLSessionTransport: Transport {
   /// The session that runs the requests.
   public let session: URLSession
@@ -93,8 +95,8 @@ public final class URLSessionTransport: Transport {
     configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
     trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String>
   ) {
-    let configuration = Self.withoutCache(configuration)
     refusal = Self.refusal(of: configuration)
+    let configuration = Self.withoutCache(Self.runnable(configuration))
     #if canImport(FoundationNetworking)
       (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
         configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
@@ -118,8 +120,8 @@ public final class URLSessionTransport: Transport {
       delegateQueues queues: (buffered: DelegateQueue, streaming: DelegateQueue),
       reportWait: Duration? = nil
     ) {
-      let configuration = Self.withoutCache(configuration)
       refusal = Self.refusal(of: configuration)
+      let configuration = Self.withoutCache(Self.runnable(configuration))
       (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
         configuration: configuration, trustedRedirectHosts: [], systemCredentials: [],
         queues: queues, reportWait: reportWait)
@@ -183,6 +185,16 @@ public final class URLSessionTransport: Transport {
     copy.urlCache = nil
     copy.requestCachePolicy = .reloadIgnoringLocalCacheData
     return copy
+  }
+
+  /// `configuration`, or an ephemeral one in place of one Errand refuses: a background
+  /// configuration must not get a session of Errand's with its identifier (Apple allows one
+  /// session per identifier, and hands the app's background transfers to it), when every call
+  /// is refused anyway.
+  private static func runnable(_ configuration: URLSessionConfiguration)
+    -> URLSessionConfiguration
+  {
+    refusal(of: configuration) == nil ? configuration : .ephemeral
   }
 
   /// Why Errand cannot run calls on a session with `configuration`, if it cannot.

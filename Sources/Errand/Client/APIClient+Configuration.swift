@@ -56,6 +56,10 @@ extension APIClient {
     /// ```
     public var failureDecoding: FailureDecoding?
 
+    /// How many calls the client sends at once, how fast, and in which order the others wait
+    /// (``CallLimits``); `nil` (the default) sends every call at once.
+    public var callLimits: CallLimits?
+
     /// The longest line a streamed call's ``ResponseStream/lines`` or ``APIClient/jsonLines(_:)``
     /// holds, in bytes, before it throws ``LineTooLongError``: ``defaultMaximumLineLength``
     /// (1 MiB) unless changed. A stream's total length is not limited by it; see

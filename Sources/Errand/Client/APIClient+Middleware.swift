@@ -24,6 +24,7 @@ extension APIClient {
       RequestDeadline(timeout: $0, clock: configuration.clock)
     }
     exchange.sample = endpoint.sample
+    exchange.priority = endpoint.priority
     var context = RequestContext(
       endpoint: endpoint.description(redactedBy: configuration.redaction),
       requiresAuthentication: endpoint.requiresAuthentication && !endpoint.withholdsSecrets
@@ -76,7 +77,7 @@ extension APIClient {
   nonisolated var pipeline: Pipeline {
     Pipeline(
       transport: transport, exchangeTransport: exchangeTransport,
-      backgroundWork: backgroundWork, clock: configuration.clock)
+      backgroundWork: backgroundWork, clock: configuration.clock, limiter: limiter)
   }
 }
 
@@ -88,6 +89,8 @@ struct Pipeline: Sendable {
   let exchangeTransport: (any ExchangeTransport)?
   let backgroundWork: BackgroundWork
   let clock: any Clock<Duration>
+  /// Holds each exchange to the client's call limits, when it has any.
+  let limiter: CallLimiter?
 
   /// Send a request through the middleware chain, outermost first, then the transport, as
   /// `exchange` says. A call that withholds its secrets (a next page at an origin the app did not
@@ -156,14 +159,27 @@ struct Pipeline: Sendable {
     if !exchange.streams, request.maximumResponseSize == nil {
       request.maximumResponseSize = APIClient.Configuration.defaultBufferedResponseLimit
     }
-    exchange.events?.attemptStarted()
+    // A slot of the client's call limits, held until the answer has arrived (a streamed call's
+    // head): a retry waits for one again, and its backoff holds none.
+    var permit: CallLimiter.Permit?
+    defer { permit?.release() }
     do {
+      if let limiter {
+        let events = exchange.events
+        let (held, waited) = try await limiter.acquire(
+          for: request.url, priority: exchange.priority, deadline: exchange.deadline
+        ) { events?.post(.callQueued) }
+        if let waited { events?.post(.callDequeued(waited: waited)) }
+        permit = held
+      }
+      exchange.events?.attemptStarted()
       let head: HTTPResponse
       if let direct = exchangeTransport {
         head = try await direct.exchange(request, exchange)
       } else {
         head = try await transport.send(request, as: exchange)
       }
+      limiter?.observe(head, for: request.url)
       exchange.events?.responseHead(head)
       return try await head.settlingBody(
         limit: request.maximumResponseSize, streams: exchange.streams,

@@ -29,6 +29,8 @@ public actor APIClient {
   nonisolated let backgroundWork = BackgroundWork()
   /// The calls running now, for ``cancelAll()`` and ``inFlight``.
   nonisolated let calls = CallRegistry()
+  /// Holds the client's exchanges to its ``Configuration/callLimits``, when it has any.
+  nonisolated let limiter: CallLimiter?
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -44,6 +46,9 @@ public actor APIClient {
     self.exchangeTransport = transport as? any ExchangeTransport
     self.configuration = configuration
     self.eventDispatchers = configuration.eventListeners.map(EventDispatcher.init)
+    self.limiter = configuration.callLimits.map {
+      CallLimiter(limits: $0, clock: configuration.clock)
+    }
   }
 
   deinit {

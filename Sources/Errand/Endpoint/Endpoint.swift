@@ -60,6 +60,10 @@ public struct Endpoint<Value>: Sendable {
   /// Names for this endpoint's calls, by which ``APIClient/cancelAll(tagged:)`` ends them (a
   /// screen's, a user's); listed in ``InFlightCall/tags``. Never sent. See ``tagged(_:)``.
   public var tags: Set<String> = []
+  /// Where this endpoint's calls wait when the client's ``APIClient/Configuration/callLimits``
+  /// hold calls back: ``CallPriority/userInitiated`` ones first, ``CallPriority/background``
+  /// ones last; ``CallPriority/normal`` by default.
+  public var priority = CallPriority.normal
   /// Whether the request leaves for an origin that must not see secrets, whoever adds them: a
   /// next page at another origin. The headers the client's redaction names are removed after the
   /// middleware has run, just before the transport.

@@ -31,6 +31,11 @@ extension APIError {
     /// How far the transfer got (phases, sizes, connection), where the transport reported it;
     /// `nil` otherwise.
     public var metrics: TransferMetrics?
+    /// How long its host's rate limit (a server's `Retry-After` or `RateLimit` window, or the
+    /// client's ``CallLimits/rate``) would have held the call before it could be sent, when that
+    /// ended after the call's deadline and the call failed at once instead of waiting; `nil`
+    /// otherwise.
+    public var rateLimitWait: Duration?
 
     /// Create a context.
     /// - Parameters:

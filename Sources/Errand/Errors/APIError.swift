@@ -64,7 +64,12 @@ public enum APIError: Error, LocalizedError {
       return "The body of the \(Self.status(response)) answer\(subject) could not be decoded: "
         + Self.describe(underlying)
     case .timedOut(let context):
-      return "The request\(Self.subject(of: context)) timed out\(Self.attempts(context))."
+      let held = context.rateLimitWait.map {
+        " (not sent: its host's rate limit would have held it \($0.decimalSeconds) s, past the "
+          + "call's deadline)"
+      }
+      return
+        "The request\(Self.subject(of: context)) timed out\(Self.attempts(context))\(held.orEmpty)."
     case .cancelled(let context):
       return "The request\(Self.subject(of: context)) was cancelled\(Self.attempts(context))."
     }

@@ -10,6 +10,11 @@ public struct CallEvent: Sendable, Hashable {
     case callStarted
     /// The request was built from the endpoint: redacted, without its body.
     indirect case requestBuilt(HTTPRequest)
+    /// The client's ``CallLimits`` hold the attempt back: it waits for a slot, its host's pause
+    /// or window, or the rate.
+    case callQueued
+    /// The attempt that waited goes to the transport, after `waited` on the client's clock.
+    case callDequeued(waited: Duration)
     /// An attempt went to the transport: `1` first, more after a retry or a token refresh.
     case attemptStarted(number: Int)
     /// ``RetryMiddleware`` will send the request again after `wait`, for `reason` (such as
@@ -43,6 +48,8 @@ public struct CallEvent: Sendable, Hashable {
       switch self {
       case .callStarted: "callStarted"
       case .requestBuilt: "requestBuilt"
+      case .callQueued: "callQueued"
+      case .callDequeued: "callDequeued"
       case .attemptStarted: "attemptStarted"
       case .retryScheduled: "retryScheduled"
       case .redirectFollowed: "redirectFollowed"

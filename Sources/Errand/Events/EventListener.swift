@@ -58,6 +58,10 @@ public protocol EventListener: Sendable {
   func requestBuilt(_ event: CallEvent, request: HTTPRequest) throws
   /// An attempt went to the transport.
   func attemptStarted(_ event: CallEvent, number: Int) throws
+  /// The client's call limits hold an attempt back.
+  func callQueued(_ event: CallEvent) throws
+  /// An attempt that waited goes to the transport.
+  func callDequeued(_ event: CallEvent, waited: Duration) throws
   /// A retry will follow after `wait`.
   func retryScheduled(_ event: CallEvent, afterAttempt: Int, reason: String, wait: Duration) throws
   /// A redirect was followed.
@@ -94,6 +98,8 @@ extension EventListener {
     case .callStarted: try callStarted(event)
     case .requestBuilt(let request): try requestBuilt(event, request: request)
     case .attemptStarted(let number): try attemptStarted(event, number: number)
+    case .callQueued: try callQueued(event)
+    case .callDequeued(let waited): try callDequeued(event, waited: waited)
     case .retryScheduled(let attempt, let reason, let wait):
       try retryScheduled(event, afterAttempt: attempt, reason: reason, wait: wait)
     case .redirectFollowed(let status, let location):
@@ -117,6 +123,10 @@ extension EventListener {
   public func requestBuilt(_ event: CallEvent, request: HTTPRequest) throws {}
   /// Does nothing.
   public func attemptStarted(_ event: CallEvent, number: Int) throws {}
+  /// Does nothing.
+  public func callQueued(_ event: CallEvent) throws {}
+  /// Does nothing.
+  public func callDequeued(_ event: CallEvent, waited: Duration) throws {}
   /// Does nothing.
   public func retryScheduled(
     _ event: CallEvent, afterAttempt: Int, reason: String, wait: Duration

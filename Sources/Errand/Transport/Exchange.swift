@@ -38,6 +38,8 @@ public struct Exchange: Sendable {
   /// Whether a header may stay once the middleware that may add secrets has run, for a call to
   /// an origin the app did not choose (a next page at another origin); `nil` keeps them all.
   package var withholding: (@Sendable (HTTPHeaders.Field) -> Bool)?
+  /// Where the call waits when the client's ``CallLimits`` hold calls back.
+  package var priority = CallPriority.normal
 
   /// An exchange outside any client: for a test of a transport, or a transport that calls
   /// another one.

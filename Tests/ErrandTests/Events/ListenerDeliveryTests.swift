@@ -62,14 +62,16 @@ import Testing
       // listeners running beside this one; one per client would be 300.
       let listenerThreads = try Self.threadCount(named: "errand.events") - listenerThreadsBefore
       #expect(listenerThreads < 50, "\(listenerThreads) listener threads more")
-      // Every thread the test process has, other suites' too: those running beside this one
-      // (servers, transports) made up to 117 at once on a loaded 2-core machine, so the bound
-      // leaves room for them. One Dispatch queue per client made 254 more here (the limit of
-      // Dispatch's pool).
-      let threadsBlocked = try Self.threadCount()
-      #expect(
-        threadsBlocked - threadsBefore < 200,
-        "\(threadsBlocked - threadsBefore) threads more with one blocked listener")
+      // Every thread the test process has: one Dispatch queue per client made 254 more here
+      // (the limit of Dispatch's pool). Counted only when the suite runs alone (CI's step with
+      // ERRAND_WALL_CLOCK=1): beside the other suites (servers, transports, disk caches) the
+      // process gained up to 201 threads on a loaded 2-core machine without any per client.
+      if ProcessInfo.processInfo.environment["ERRAND_WALL_CLOCK"] == "1" {
+        let threadsBlocked = try Self.threadCount()
+        #expect(
+          threadsBlocked - threadsBefore < 100,
+          "\(threadsBlocked - threadsBefore) threads more with one blocked listener")
+      }
       #expect(listener.mostAtOnce == 1)
       listener.open()
       var heard: [CallEvent] = []

@@ -60,6 +60,14 @@ extension APIClient {
     /// (``CallLimits``); `nil` (the default) sends every call at once.
     public var callLimits: CallLimits?
 
+    /// Whether identical buffered `GET` and `HEAD` calls in flight at once share one exchange:
+    /// same URL, same headers (credentials included) and size limit; `false` by default. Each
+    /// caller gets its own copy of the answer and waits within its own deadline; one that leaves
+    /// (cancelled, or past its deadline) does not end the exchange for the others, and the last
+    /// one to leave cancels it. Streamed calls are never shared (a caller that joins late would
+    /// miss what was read already). An endpoint opts out with ``Endpoint/sharesInFlight``.
+    public var sharesInFlightRequests = false
+
     /// The longest line a streamed call's ``ResponseStream/lines`` or ``APIClient/jsonLines(_:)``
     /// holds, in bytes, before it throws ``LineTooLongError``: ``defaultMaximumLineLength``
     /// (1 MiB) unless changed. A stream's total length is not limited by it; see

@@ -25,6 +25,7 @@ extension APIClient {
     }
     exchange.sample = endpoint.sample
     exchange.priority = endpoint.priority
+    exchange.shares = sharing != nil && endpoint.sharesInFlight && !exchange.streams
     var context = RequestContext(
       endpoint: endpoint.description(redactedBy: configuration.redaction),
       requiresAuthentication: endpoint.requiresAuthentication && !endpoint.withholdsSecrets
@@ -77,7 +78,8 @@ extension APIClient {
   nonisolated var pipeline: Pipeline {
     Pipeline(
       transport: transport, exchangeTransport: exchangeTransport,
-      backgroundWork: backgroundWork, clock: configuration.clock, limiter: limiter)
+      backgroundWork: backgroundWork, clock: configuration.clock, limiter: limiter,
+      sharing: sharing)
   }
 }
 
@@ -91,6 +93,8 @@ struct Pipeline: Sendable {
   let clock: any Clock<Duration>
   /// Holds each exchange to the client's call limits, when it has any.
   let limiter: CallLimiter?
+  /// Shares identical calls' exchanges, when the client does.
+  let sharing: InFlightSharing?
 
   /// Send a request through the middleware chain, outermost first, then the transport, as
   /// `exchange` says. A call that withholds its secrets (a next page at an origin the app did not
@@ -155,6 +159,21 @@ struct Pipeline: Sendable {
   /// streamed call (``Exchange/streams``) returns at the head, its body in
   /// ``HTTPResponse/bodyStream``.
   private func send(_ request: HTTPRequest, as exchange: Exchange) async throws -> HTTPResponse {
+    guard let sharing, exchange.shares, let key = InFlightSharing.key(for: request) else {
+      return try await exchangeNow(request, as: exchange)
+    }
+    // Shared: the exchange runs without a deadline of its own; each caller waits within its own.
+    var shared = exchange
+    shared.deadline = nil
+    return try await sharing.share(key, deadline: exchange.deadline) { [shared] in
+      try await exchangeNow(request, as: shared)
+    }
+  }
+
+  /// Send a request through the transport now, as ``send(_:as:)`` says.
+  private func exchangeNow(_ request: HTTPRequest, as exchange: Exchange) async throws
+    -> HTTPResponse
+  {
     var request = request
     if !exchange.streams, request.maximumResponseSize == nil {
       request.maximumResponseSize = APIClient.Configuration.defaultBufferedResponseLimit

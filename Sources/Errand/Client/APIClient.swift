@@ -31,6 +31,8 @@ public actor APIClient {
   nonisolated let calls = CallRegistry()
   /// Holds the client's exchanges to its ``Configuration/callLimits``, when it has any.
   nonisolated let limiter: CallLimiter?
+  /// Shares identical calls' exchanges, when ``Configuration/sharesInFlightRequests`` says so.
+  nonisolated let sharing: InFlightSharing?
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -46,6 +48,7 @@ public actor APIClient {
     self.exchangeTransport = transport as? any ExchangeTransport
     self.configuration = configuration
     self.eventDispatchers = configuration.eventListeners.map(EventDispatcher.init)
+    self.sharing = configuration.sharesInFlightRequests ? InFlightSharing() : nil
     self.limiter = configuration.callLimits.map {
       CallLimiter(limits: $0, clock: configuration.clock)
     }

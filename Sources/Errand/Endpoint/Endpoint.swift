@@ -64,6 +64,11 @@ public struct Endpoint<Value>: Sendable {
   /// hold calls back: ``CallPriority/userInitiated`` ones first, ``CallPriority/background``
   /// ones last; ``CallPriority/normal`` by default.
   public var priority = CallPriority.normal
+  /// Whether this endpoint's calls may share an identical call's exchange when the client
+  /// shares them (``APIClient/Configuration/sharesInFlightRequests``); `true` by default. Set it
+  /// to `false` for a `GET` that must reach the server each time (a poll that counts, a
+  /// request with side effects the server should not have).
+  public var sharesInFlight = true
   /// Whether the request leaves for an origin that must not see secrets, whoever adds them: a
   /// next page at another origin. The headers the client's redaction names are removed after the
   /// middleware has run, just before the transport.

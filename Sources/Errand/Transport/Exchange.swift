@@ -40,6 +40,8 @@ public struct Exchange: Sendable {
   package var withholding: (@Sendable (HTTPHeaders.Field) -> Bool)?
   /// Where the call waits when the client's ``CallLimits`` hold calls back.
   package var priority = CallPriority.normal
+  /// Whether the exchange may be shared with identical ones in flight (a buffered `GET`).
+  package var shares = false
 
   /// An exchange outside any client: for a test of a transport, or a transport that calls
   /// another one.

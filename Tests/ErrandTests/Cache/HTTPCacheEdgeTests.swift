@@ -126,6 +126,8 @@ import Testing
     var iterator = stream.makeAsyncIterator()
     #expect(try await iterator.next() == Self.chunks[0])
     if readsToTheEnd {
+      // Once the stub waits for its second chunk: advancing before would miss its sleep.
+      try #require(await setup.clock.waitForSleeper(dueIn: .seconds(1)))
       await setup.clock.advance(by: .seconds(1))
       #expect(try await iterator.next() == Self.chunks[1])
       #expect(try await iterator.next() == nil)

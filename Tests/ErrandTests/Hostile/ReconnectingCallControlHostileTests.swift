@@ -80,6 +80,7 @@ import Testing
     let events = client.events(Self.feed, reconnect: ReconnectPolicy(jitter: false))
     let first = Task { for try await _ in events {} }
     defer { first.cancel() }
+    _ = try await stub.nextRequest()
     #expect(await eventually { client.inFlight.count == 2 })
     #expect(client.cancelAll() == 2)
     await expectCancelled(first)

@@ -195,7 +195,12 @@ public struct ResponseLines: AsyncSequence, Sendable {
     public mutating func next() async throws -> String? {
       if !ready.isEmpty {
         // Split off a chunk read before: not returned once the call's client cancelled it.
-        try chunks.checkCancelledByClient()
+        do {
+          try chunks.checkCancelledByClient()
+        } catch {
+          ready = []
+          throw error
+        }
       }
       while ready.isEmpty {
         if ended { return nil }

@@ -306,7 +306,12 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     public mutating func next() async throws -> ServerSentEvent? {
       if !ready.isEmpty {
         // Parsed from a chunk read before: not returned once the call's client cancelled it.
-        try chunks.checkCancelledByClient()
+        do {
+          try chunks.checkCancelledByClient()
+        } catch {
+          ready = []
+          throw error
+        }
       }
       while ready.isEmpty {
         guard let chunk = try await chunks.next() else {

@@ -179,21 +179,24 @@ import Testing
   }
 
   /// A reader of any format gets nothing more once its client cancelled the call: not the
-  /// lines, values or events already split off a chunk it read before, nor a body that had
-  /// arrived whole. At sign-out the old account's data stops at once.
+  /// lines, values or events already split off a chunk it read before (not even on a read
+  /// after the error), nor a body that had arrived whole. At sign-out the old account's data
+  /// stops at once.
   @Test(arguments: BufferedFormat.allCases)
   func aReaderGetsNothingMoreAfterCancelAll(_ format: BufferedFormat) async throws {
     let stub = StubTransport()
     await stub.on(.any, format.answer)
     let client = Self.client(stub)
-    let (first, counted, second) = try await format.readOneThenCancel(on: client)
+    let (first, counted, after) = try await format.readOneThenCancel(on: client)
     #expect(first == format.first)
     #expect(counted == format.entries)
-    guard case .failure(let error) = second else {
-      Issue.record("read \(String(describing: try? second.get())) after cancelAll")
+    guard case .failure(let error) = after.first else {
+      Issue.record("read \(after) after cancelAll")
       return
     }
     #expect((error as? APIError)?.kind == .cancelled)
+    // Nor does a read after the error get an item.
+    #expect(after.compactMap { try? $0.get() }.isEmpty, "\(after)")
     #expect(client.inFlight.isEmpty)
   }
 
@@ -309,9 +312,9 @@ enum BufferedFormat: String, CaseIterable, CustomTestStringConvertible, Sendable
   /// What the reader reads before the cancel.
   var first: String? { self == .bytes ? nil : "a" }
 
-  /// Read the first item, cancel every call of `client`, then try to read another.
+  /// Read the first item, cancel every call of `client`, then try to read twice more.
   func readOneThenCancel(on client: APIClient) async throws
-    -> (first: String?, counted: Int, second: Result<String?, any Error>)
+    -> (first: String?, counted: Int, after: [Result<String?, any Error>])
   {
     let endpoint = Endpoint<Data>(path: "feed", decoding: .data)
     switch self {
@@ -319,22 +322,43 @@ enum BufferedFormat: String, CaseIterable, CustomTestStringConvertible, Sendable
       var lines = try await client.stream(endpoint).lines.makeAsyncIterator()
       let first = try await lines.next()
       let counted = client.cancelAll()
-      return (first, counted, await outcome { try await lines.next() })
+      return (
+        first, counted,
+        [await outcome { try await lines.next() }, await outcome { try await lines.next() }]
+      )
     case .jsonLines:
       var dogs = try await client.jsonLines(Endpoint<Dog>(path: "feed")).makeAsyncIterator()
       let first = try await dogs.next()?.name
       let counted = client.cancelAll()
-      return (first, counted, await outcome { try await dogs.next()?.name })
+      return (
+        first, counted,
+        [
+          await outcome { try await dogs.next()?.name },
+          await outcome { try await dogs.next()?.name },
+        ]
+      )
     case .events:
       var events = try await client.events(endpoint).makeAsyncIterator()
       let first = try await events.next()?.data
       let counted = client.cancelAll()
-      return (first, counted, await outcome { try await events.next()?.data })
+      return (
+        first, counted,
+        [
+          await outcome { try await events.next()?.data },
+          await outcome { try await events.next()?.data },
+        ]
+      )
     case .reconnectingEvents:
       var events = client.events(endpoint, reconnect: .default).makeAsyncIterator()
       let first = try await events.next()?.data
       let counted = client.cancelAll()
-      return (first, counted, await outcome { try await events.next()?.data })
+      return (
+        first, counted,
+        [
+          await outcome { try await events.next()?.data },
+          await outcome { try await events.next()?.data },
+        ]
+      )
     case .bytes:
       let stream = try await client.stream(endpoint)
       let counted = client.cancelAll()
@@ -342,7 +366,7 @@ enum BufferedFormat: String, CaseIterable, CustomTestStringConvertible, Sendable
         let bytes = try await stream.collect()
         return String(decoding: bytes, as: UTF8.self) as String?
       }
-      return (nil, counted, rest)
+      return (nil, counted, [rest])
     }
   }
 }

@@ -153,4 +153,54 @@ import Testing
     #expect(await stub.requests.isEmpty)
     #expect(client.inFlight.isEmpty)
   }
+
+  /// Runs its jobs on a queue of its own.
+  final class QueueExecutor: TaskExecutor {
+    let queue = DispatchQueue(label: "errand.test.executor", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+      let job = UnownedJob(job)
+      queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+  }
+
+  /// Notes whether it runs with `executor` as its task's executor preference.
+  struct NotesExecutor: Middleware {
+    let executor: UnownedTaskExecutor
+    let onIt: Locked<[Bool]>
+
+    func intercept(
+      _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+      let preferred = withUnsafeCurrentTask { $0?.unownedTaskExecutor }
+      onIt.withLock { $0.append(preferred == executor) }
+      return try await next(request)
+    }
+  }
+
+  /// A task executor preference (SE-0417) set around a call reaches its middleware. Known
+  /// issue, not fixed: the exchange runs in an unstructured task (so that `cancelAll()` can
+  /// cancel it), which does not inherit the preference, and there is no API to read the
+  /// caller's preference as an executor to hand on. When this is fixed, `withKnownIssue` fails
+  /// and the test should lose it.
+  @Test func theCallersExecutorPreferenceReachesTheMiddleware() async throws {
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else { return }
+    let executor = QueueExecutor()
+    let onIt = Locked<[Bool]>([])
+    let stub = StubTransport()
+    await stub.on(.any, .status(200))
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(
+        timeout: nil,
+        middleware: [NotesExecutor(executor: executor.asUnownedTaskExecutor(), onIt: onIt)]))
+    let outside = try await withTaskExecutorPreference(executor) {
+      _ = try await client.send(Endpoint<Data>(path: "dogs", decoding: .data))
+      return withUnsafeCurrentTask { $0?.unownedTaskExecutor } == executor.asUnownedTaskExecutor()
+    }
+    #expect(outside, "the preference holds in the caller's task")
+    withKnownIssue("an unstructured task does not inherit the caller's executor preference") {
+      #expect(onIt.withLock { $0 } == [true])
+    }
+  }
 }

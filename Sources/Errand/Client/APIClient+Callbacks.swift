@@ -24,6 +24,9 @@ extension APIClient {
   /// Send an endpoint's request and call `completion` on `queue` with the result, exactly once,
   /// for code that does not use `async` yet.
   ///
+  /// The call is in ``inFlight`` from the moment this returns, so a ``cancelAll()`` made after
+  /// it ends it.
+  ///
   /// ```swift
   /// let handle = client.send(Endpoint<[Dog]>(path: "dogs"), queue: .main) { result in
   ///   switch result {
@@ -42,11 +45,14 @@ extension APIClient {
     _ endpoint: Endpoint<Value>, queue: DispatchQueue,
     completion: @escaping @Sendable (Result<Value, APIError>) -> Void
   ) -> RequestHandle {
-    RequestHandle(
+    // Listed now, not when its task starts: a `cancelAll()` made once this returns ends it.
+    let registration = register(endpoint, as: .buffered)
+    return RequestHandle(
       Task {
         let result: Result<Value, APIError>
         do {
-          result = .success(try await send(endpoint))
+          result = .success(
+            try await response(for: endpoint, as: Exchange(), registeredAs: registration).value)
         } catch let error as APIError {
           result = .failure(error)
         } catch {

@@ -3,7 +3,8 @@
 
   extension APIClient {
     /// A publisher that sends the endpoint's request when subscribed, then publishes its value
-    /// or fails with its ``APIError``. Cancelling the subscription cancels the request.
+    /// or fails with its ``APIError``. Cancelling the subscription cancels the request. The call
+    /// is in ``inFlight`` from the subscription on, so a ``cancelAll()`` made after ends it.
     /// - Parameter endpoint: What to call and how to read the answer.
     /// - Returns: The publisher; each subscription sends the request again.
     public nonisolated func publisher<Value: Sendable>(for endpoint: Endpoint<Value>)
@@ -14,9 +15,15 @@
         // Future runs this closure as it is created, so the task exists before anyone can cancel.
         let future = Future<Value, APIError> { promise in
           let fulfil = Fulfil(promise)
+          // Listed on subscription, not when the task starts: a `cancelAll()` made after ends it.
+          let registration = self.register(endpoint, as: .buffered)
           let task = Task {
             do {
-              fulfil(.success(try await self.send(endpoint)))
+              fulfil(
+                .success(
+                  try await self.response(
+                    for: endpoint, as: Exchange(), registeredAs: registration
+                  ).value))
             } catch let error as APIError {
               fulfil(.failure(error))
             } catch {

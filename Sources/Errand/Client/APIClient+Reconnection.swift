@@ -43,7 +43,7 @@ extension APIClient {
     _ endpoint: Endpoint<Value>, reconnect policy: ReconnectPolicy,
     onState: (@Sendable (ConnectionState) -> Void)? = nil
   ) -> ReconnectingServerSentEvents {
-    events(reconnect: policy, onState: onState) { _ in endpoint }
+    events(reconnect: policy, onState: onState, known: endpoint) { _ in endpoint }
   }
 
   /// Read a Server-Sent Events stream that reconnects, with a request made for each connection:
@@ -65,16 +65,40 @@ extension APIClient {
   ///     event ID, on the reading task (cancelling the loop cancels it). A lost connection or a
   ///     timeout it throws (an ``APIError`` of a call it made itself) is a failed connection,
   ///     waited for and tried again; anything else it throws ends the stream, as ``APIError``.
+  ///     The stream is in ``inFlight`` from the first event asked for, so ``cancelAll()`` ends
+  ///     it while this makes the first endpoint too; it takes its tags from the endpoints made,
+  ///     so ``cancelAll(tagged:)`` reaches it once the first is made.
   /// - Returns: The events; nothing is sent until the first is asked for.
   public nonisolated func events<Value>(
     reconnect policy: ReconnectPolicy, onState: (@Sendable (ConnectionState) -> Void)? = nil,
     endpoint: @escaping @Sendable (ReconnectAttempt) async throws -> Endpoint<Value>
   ) -> ReconnectingServerSentEvents {
-    ReconnectingServerSentEvents(
+    events(reconnect: policy, onState: onState, known: nil, endpoint: endpoint)
+  }
+
+  /// What ``APIClient/inFlight`` lists for a reconnecting event stream whose first endpoint is
+  /// still being made by its closure.
+  static let endpointBeingMade = "(endpoint being made)"
+
+  /// ``events(reconnect:onState:endpoint:)``, listed in ``inFlight`` as `known` until its first
+  /// endpoint is made (as ``endpointBeingMade`` when `nil`), then as its latest endpoint.
+  nonisolated func events<Value>(
+    reconnect policy: ReconnectPolicy, onState: (@Sendable (ConnectionState) -> Void)?,
+    known: Endpoint<Value>?,
+    endpoint: @escaping @Sendable (ReconnectAttempt) async throws -> Endpoint<Value>
+  ) -> ReconnectingServerSentEvents {
+    let redaction = configuration.redaction
+    return ReconnectingServerSentEvents(
+      register: { [calls] in
+        CallRegistration(
+          calls, endpoint: known?.description(redactedBy: redaction) ?? Self.endpointBeingMade,
+          tags: known?.tags ?? [], kind: .eventStream)
+      },
       prepare: { [self] attempt in
         let made = try await endpoint(attempt)
         return ReconnectingServerSentEvents.Connection(
-          hasBody: made.body != nil, registration: { self.register(made, as: .eventStream) }
+          hasBody: made.body != nil, endpoint: made.description(redactedBy: redaction),
+          tags: made.tags
         ) { buffer in
           var next = made
           // The stream's ID, once it has one (an empty one clears it); until then the endpoint's.

@@ -33,7 +33,7 @@ extension APIClient {
       let request = try makeRequest(for: endpoint)
       events?.requestBuilt(request)
       let exchange = Exchange(streams: true, deadline: nil, progress: nil, events: events)
-      var response = try await registration.run {
+      var response = try await registration.run(for: request) {
         try await self.run(request, for: endpoint, as: exchange)
       }.streamingBody()
       let body = response.bodyStream ?? HTTPBody(Data())
@@ -46,6 +46,8 @@ extension APIClient {
         response.body = await stream.prefix(
           upTo: Self.errorBodyLimit,
           within: request.timeout.map { min($0, Self.errorBodyTime) } ?? Self.errorBodyTime)
+        // Cancelled while its error was read: it ends as cancelled, as `cancelAll()` counted it.
+        if registration.finish() { throw CallRegistration.cancelled(request) }
         throw unacceptable(response, for: endpoint)
       }
       // The call ends with its body: the stream posts its progress and its end.

@@ -89,21 +89,20 @@ public actor APIClient {
     try await response(for: endpoint, as: Exchange())
   }
 
-  /// ``response(for:)``, made as `exchange` says.
-  nonisolated func response<Value>(for endpoint: Endpoint<Value>, as exchange: Exchange)
-    async throws
-    -> Response<Value>
-  {
-    let registration = register(endpoint, as: .buffered)
+  /// ``response(for:)``, made as `exchange` says; listed as `registration` when the call was
+  /// registered before (a call made with a completion handler, listed when it was made).
+  nonisolated func response<Value>(
+    for endpoint: Endpoint<Value>, as exchange: Exchange,
+    registeredAs registration: CallRegistration? = nil
+  ) async throws -> Response<Value> {
+    let registration = registration ?? register(endpoint, as: .buffered)
     defer { registration.end() }
     guard let events = beginEvents(for: endpoint) else {
       let request = try makeRequest(for: endpoint)
-      let response = try await registration.run {
+      let response = try await registration.run(for: request) {
         try await self.run(request, for: endpoint, as: exchange)
       }
-      try validate(response, for: endpoint)
-      let value = try decode(response, for: endpoint)
-      if registration.isCancelled { throw APIError.cancelled }
+      let value = try read(response, for: endpoint, request: request, as: registration)
       return Response(value: value, response: response, request: request)
     }
     do {
@@ -111,19 +110,35 @@ public actor APIClient {
       events.requestBuilt(request)
       var exchange = exchange
       exchange.events = events
-      let response = try await registration.run { [exchange] in
+      let response = try await registration.run(for: request) { [exchange] in
         try await self.run(request, for: endpoint, as: exchange)
       }
-      try validate(response, for: endpoint)
-      let value = try decode(response, for: endpoint)
-      // Cancelled while its answer was being read: it ends as cancelled all the same.
-      if registration.isCancelled { throw APIError.cancelled }
+      let value = try read(response, for: endpoint, request: request, as: registration)
       events.ended(response)
       return Response(value: value, response: response, request: request)
     } catch {
       events.failed(error)
       throw error
     }
+  }
+
+  /// Validate and decode a buffered call's answer, then take the call off the list. A call its
+  /// client cancelled meanwhile (while its value or its error was being read) ends as
+  /// cancelled, as ``cancelAll()`` counted it.
+  private nonisolated func read<Value>(
+    _ response: HTTPResponse, for endpoint: Endpoint<Value>, request: HTTPRequest,
+    as registration: CallRegistration
+  ) throws -> Value {
+    let value: Value
+    do {
+      try validate(response, for: endpoint)
+      value = try decode(response, for: endpoint)
+    } catch {
+      if registration.finish() { throw CallRegistration.cancelled(request) }
+      throw error
+    }
+    if registration.finish() { throw CallRegistration.cancelled(request) }
+    return value
   }
 
   /// The events of a call to `endpoint`, begun; `nil` when the client has no listeners.

@@ -32,17 +32,50 @@ final class CallRegistration: Sendable {
     registry.remove(id)
   }
 
-  /// Run `operation` (the call's exchange) in a task that ``APIClient/cancelAll()`` can cancel,
-  /// as the caller's own cancellation does.
-  func run(_ operation: @escaping @Sendable () async throws -> HTTPResponse) async throws
-    -> HTTPResponse
-  {
-    let work = Task(operation: operation)
+  /// The call ended: it is no longer listed.
+  /// - Returns: Whether its client cancelled it first. Checked as it leaves the list, in one
+  ///   step: a call ``APIClient/cancelAll()`` counted always learns it, and ends as cancelled.
+  func finish() -> Bool {
+    registry.finish(id)
+  }
+
+  /// The call is now known by `endpoint` and `tags`.
+  func describe(endpoint: String, tags: Set<String>) {
+    registry.describe(id, endpoint: endpoint, tags: tags)
+  }
+
+  /// The error a call its client cancelled ends with.
+  static func cancelled(_ request: HTTPRequest?) -> APIError {
+    APIError(transportError: CancellationError(), request: request)
+  }
+
+  /// Run `operation` (the call's exchange, for `request`) in a task that
+  /// ``APIClient/cancelAll()`` can cancel, as the caller's own cancellation does.
+  ///
+  /// A call its client cancelled before the task started (while its request was being built)
+  /// never runs `operation`: no middleware sees it and nothing is sent, whether or not the
+  /// transport looks at cancellation. A call its client cancelled throws
+  /// ``APIError/cancelled(_:)``, whatever its exchange ended with, as `cancelAll()` counted it.
+  func run(
+    for request: HTTPRequest, _ operation: @escaping @Sendable () async throws -> HTTPResponse
+  ) async throws -> HTTPResponse {
+    let (registry, id) = (registry, id)
+    let work = Task {
+      // Read under the registry's lock: a cancel that came before is seen here; one that comes
+      // after finds the task through `setCancel` and cancels it.
+      if registry.isCancelled(id) { throw CancellationError() }
+      return try await operation()
+    }
     setCancel { work.cancel() }
-    return try await withTaskCancellationHandler {
-      try await work.value
-    } onCancel: {
-      work.cancel()
+    do {
+      return try await withTaskCancellationHandler {
+        try await work.value
+      } onCancel: {
+        work.cancel()
+      }
+    } catch {
+      if isCancelled { throw Self.cancelled(request) }
+      throw error
     }
   }
 }

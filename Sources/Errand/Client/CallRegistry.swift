@@ -6,7 +6,7 @@ import Foundation
 /// kept, and the call ends as soon as it does.
 final class CallRegistry: Sendable {
   private struct Entry: Sendable {
-    let call: InFlightCall
+    var call: InFlightCall
     /// What ends the call, once it has said; `nil` before.
     var cancel: (@Sendable () -> Void)?
     /// Whether it was cancelled (before it could be ended, or since).
@@ -51,6 +51,23 @@ final class CallRegistry: Sendable {
   /// Call `id` ended: it is no longer listed.
   func remove(_ id: UInt64) {
     _ = state.withLock { $0.entries.removeValue(forKey: id) }
+  }
+
+  /// Call `id` ended: it is no longer listed.
+  /// - Returns: Whether it was cancelled through the registry before it left, in the same step,
+  ///   so that a call ``cancel(where:)`` counted always learns it was cancelled.
+  func finish(_ id: UInt64) -> Bool {
+    state.withLock { $0.entries.removeValue(forKey: id) }?.cancelled ?? false
+  }
+
+  /// Call `id` is now known by `endpoint` and `tags` (a reconnecting event stream, listed before
+  /// its first endpoint was made). A cancellation by a tag that came before is not repeated.
+  func describe(_ id: UInt64, endpoint: String, tags: Set<String>) {
+    state.withLock { state in
+      guard let call = state.entries[id]?.call else { return }
+      state.entries[id]?.call = InFlightCall(
+        id: id, endpoint: endpoint, tags: tags, kind: call.kind, started: call.started)
+    }
   }
 
   /// End every listed call for which `matches` holds.

@@ -15,18 +15,22 @@ public struct InFlightCall: Sendable, Hashable, Identifiable, CustomStringConver
     /// The answer as it arrives (``APIClient/stream(_:)``, downloads, event streams): running
     /// until its body has been read to the end, has failed, or its reader has left.
     case streamed
-    /// An event stream that reconnects (``APIClient/events(_:reconnect:onState:)``), from its
-    /// first connection until it ends, its waits between connections included; each of its
-    /// connections is listed too, as ``streamed``. Ending it ends the stream.
+    /// An event stream that reconnects (``APIClient/events(_:reconnect:onState:)``), each loop
+    /// reading it from the first event it asks for until it ends, its waits between connections
+    /// included; each of its connections is listed too, as ``streamed``. Ending it ends that
+    /// loop; a loop started later on the same stream runs.
     case eventStream
   }
 
   /// The call's number in its client, in the order calls started.
   public let id: UInt64
   /// The endpoint: its method and path (or its URL, redacted as the client's
-  /// ``APIClient/Configuration/redaction`` says).
+  /// ``APIClient/Configuration/redaction`` says). A reconnecting event stream is listed by its
+  /// latest endpoint, and as `(endpoint being made)` while the closure of
+  /// ``APIClient/events(reconnect:onState:endpoint:)`` makes its first one.
   public let endpoint: String
-  /// The endpoint's tags (``Endpoint/tags``).
+  /// The endpoint's tags (``Endpoint/tags``); for a reconnecting event stream, those of its
+  /// latest endpoint (none while its first is being made).
   public let tags: Set<String>
   /// How the call reads its answer.
   public let kind: Kind

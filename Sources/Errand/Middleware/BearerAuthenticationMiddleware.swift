@@ -8,7 +8,8 @@ import Foundation
 /// cannot make it loop. A failed refresh fails every waiting request with
 /// ``AuthenticationError/refreshFailed(_:)``. At most `refreshLimit` refreshes run per
 /// `refreshWindow`; beyond that requests fail with ``AuthenticationError/refreshLimitReached(limit:window:)``.
-/// A waiting request that is cancelled stops waiting; the shared refresh goes on for the others.
+/// A waiting request that is cancelled stops waiting, for a refresh or for the provider's first
+/// token; the shared refresh goes on for the others.
 ///
 /// ```swift
 /// let auth = BearerAuthenticationMiddleware(provider: SessionTokens(store: store))
@@ -84,7 +85,10 @@ public actor BearerAuthenticationMiddleware: Middleware {
   /// provider's, else a refreshed one.
   private func currentToken() async throws -> (String, Int) {
     if !loaded {
-      let provided = try await provider.currentToken()
+      // Raced against the caller's cancellation, as a refresh is: a provider that waits (for a
+      // keychain, a sign-in) without looking at cancellation does not hold a cancelled call.
+      let provider = provider
+      let provided = try await withCancellation { try await provider.currentToken() }
       if !loaded {
         token = provided
         loaded = true

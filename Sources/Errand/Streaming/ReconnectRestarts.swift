@@ -2,18 +2,19 @@ import Foundation
 
 /// What ``ReconnectingServerSentEvents/restart()`` reaches: the connection each loop reading the
 /// stream has open, and the waits between connections. Each restart starts a new generation;
-/// a connection or a wait of an older one ends.
+/// a connection or a wait of an older one ends. A loop its client cancelled is stopped alone
+/// (``stop(reader:)``): a loop that starts later on the same stream runs.
 final class ReconnectRestarts: Sendable {
   private struct State {
     var generation = 0
     var nextReader = 0
     /// The open connection of each loop, by reader.
     var open: [Int: ResponseStream] = [:]
-    /// The waits that a restart ends, by a number of their own.
-    var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// The waits that a restart ends, by a number of their own, with the loop that waits.
+    var waiters: [Int: (reader: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
     var nextWaiter = 0
-    /// Whether the stream's client cancelled it (``stop()``).
-    var stopped = false
+    /// The loops the stream's client cancelled (``stop(reader:)``), until they go away.
+    var stopped: Set<Int> = []
   }
 
   private let state = Locked(State())
@@ -41,7 +42,7 @@ final class ReconnectRestarts: Sendable {
     }
 
     deinit {
-      restarts.leave(reader: number)
+      restarts.forget(reader: number)
     }
   }
 
@@ -54,11 +55,12 @@ final class ReconnectRestarts: Sendable {
     return Reader(number: number, restarts: self)
   }
 
-  /// Record `stream` as `reader`'s open connection, unless a restart came after `generation`.
-  /// - Returns: Whether it was recorded; `false` when a restart came since.
+  /// Record `stream` as `reader`'s open connection, unless a restart came after `generation`
+  /// or the loop was stopped.
+  /// - Returns: Whether it was recorded; `false` when a restart or a stop came since.
   func adopt(_ stream: ResponseStream, reader: Int, generation: Int) -> Bool {
     state.withLock { state in
-      guard state.generation == generation else { return false }
+      guard state.generation == generation, !state.stopped.contains(reader) else { return false }
       state.open[reader] = stream
       return true
     }
@@ -69,16 +71,32 @@ final class ReconnectRestarts: Sendable {
     _ = state.withLock { $0.open.removeValue(forKey: reader) }
   }
 
-  /// Whether the stream's client cancelled it: it ends instead of connecting again.
-  var isStopped: Bool {
-    state.withLock { $0.stopped }
+  /// `reader` has gone: nothing of it is kept.
+  fileprivate func forget(reader: Int) {
+    let open = state.withLock { state in
+      state.stopped.remove(reader)
+      return state.open.removeValue(forKey: reader)
+    }
+    _ = open
   }
 
-  /// End the stream for good (its client cancelled it): as ``restart()``, and every loop then
-  /// ends with ``APIError/cancelled(_:)`` instead of connecting again.
-  func stop() {
-    state.withLock { $0.stopped = true }
-    restart()
+  /// Whether the stream's client cancelled loop `reader`: it ends instead of connecting again.
+  func isStopped(reader: Int) -> Bool {
+    state.withLock { $0.stopped.contains(reader) }
+  }
+
+  /// End loop `reader` for good (its client cancelled it): its open connection is cancelled and
+  /// its wait ends, and it then ends with ``APIError/cancelled(_:)`` instead of connecting again.
+  /// The stream's other loops, and the loops that start later, go on.
+  func stop(reader: Int) {
+    let (stream, waiters) = state.withLock { state in
+      state.stopped.insert(reader)
+      let waiters = state.waiters.filter { $0.value.reader == reader }
+      for number in waiters.keys { state.waiters.removeValue(forKey: number) }
+      return (state.open.removeValue(forKey: reader), waiters.values.map(\.continuation))
+    }
+    stream?.cancel()
+    for waiter in waiters { waiter.resume() }
   }
 
   /// Start a new generation: cancel every open connection and end every wait.
@@ -89,28 +107,30 @@ final class ReconnectRestarts: Sendable {
         state.open = [:]
         state.waiters = [:]
       }
-      return (Array(state.open.values), Array(state.waiters.values))
+      return (Array(state.open.values), state.waiters.values.map(\.continuation))
     }
     for stream in streams { stream.cancel() }
     for waiter in waiters { waiter.resume() }
   }
 
-  /// Sleep for `delay` on `clock`, or until a restart after `generation`, whichever comes first.
+  /// Sleep for `delay` on `clock`, or until a restart after `generation` or a stop of loop
+  /// `reader`, whichever comes first.
   /// - Throws: `CancellationError` when the task is cancelled.
-  func wait(for delay: Duration, on clock: any Clock<Duration>, unlessPast generation: Int)
-    async throws
-  {
+  func wait(
+    for delay: Duration, on clock: any Clock<Duration>, unlessPast generation: Int, reader: Int
+  ) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await clock.sleep(for: delay) }
-      group.addTask { await self.restarted(after: generation) }
+      group.addTask { await self.restarted(after: generation, reader: reader) }
       defer { group.cancelAll() }
       try await group.next()
       try Task.checkCancellation()
     }
   }
 
-  /// Return once a restart comes after `generation`, or the task is cancelled.
-  private func restarted(after generation: Int) async {
+  /// Return once a restart comes after `generation`, loop `reader` is stopped, or the task is
+  /// cancelled.
+  private func restarted(after generation: Int, reader: Int) async {
     let waiter = state.withLock { state in
       defer { state.nextWaiter += 1 }
       return state.nextWaiter
@@ -120,14 +140,15 @@ final class ReconnectRestarts: Sendable {
         // Checked under the lock the cancellation handler takes, so a wait that starts in a
         // cancelled task, or after the restart, never stays registered.
         let now = state.withLock { state in
-          guard state.generation == generation, !Task.isCancelled else { return true }
-          state.waiters[waiter] = continuation
+          guard state.generation == generation, !state.stopped.contains(reader), !Task.isCancelled
+          else { return true }
+          state.waiters[waiter] = (reader, continuation)
           return false
         }
         if now { continuation.resume() }
       }
     } onCancel: {
-      state.withLock { $0.waiters.removeValue(forKey: waiter) }?.resume()
+      state.withLock { $0.waiters.removeValue(forKey: waiter) }?.continuation.resume()
     }
   }
 }

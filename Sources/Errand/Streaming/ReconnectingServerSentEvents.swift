@@ -31,11 +31,15 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
   /// with the stream's last event ID buffer.
   struct Connection: Sendable {
     var hasBody: Bool
-    /// Its place among the client's calls, listed for the stream's whole life.
-    var registration: @Sendable () -> CallRegistration
+    /// The endpoint, as ``APIClient/inFlight`` lists the stream from now on, and its tags.
+    var endpoint: String
+    var tags: Set<String>
     var open: @Sendable (_ lastEventID: String?) async throws -> ServerSentEvents
   }
 
+  /// Lists a loop reading the stream among its client's calls, from before its first endpoint
+  /// is made until it ends.
+  let register: @Sendable () -> CallRegistration
   let prepare: @Sendable (ReconnectAttempt) async throws -> Connection
   let policy: ReconnectPolicy
   let clock: any Clock<Duration>
@@ -87,8 +91,8 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     /// Measures the open connection, from its head, on the client's clock.
     var openFor: Stopwatch?
     var ended = false
-    /// The stream's place among its client's calls (``APIClient/inFlight``), from its first
-    /// connection until it ends: ``APIClient/cancelAll()`` stops it, waits included.
+    /// The loop's place among its client's calls (``APIClient/inFlight``), from before its first
+    /// endpoint is made until it ends: ``APIClient/cancelAll()`` stops it, waits included.
     var registration: CallRegistration?
 
     /// The next event, from this connection or the next ones.
@@ -100,7 +104,7 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     ///   tried again), and `.cancelled` as soon as the task is cancelled.
     public mutating func next() async throws -> ServerSentEvent? {
       while !ended {
-        if sequence.restarts.isStopped {
+        if sequence.restarts.isStopped(reader: reader.number) {
           // Its client cancelled it: its connection and its wait have ended.
           try fail(APIError.cancelled)
         }
@@ -141,6 +145,14 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
     private mutating func open() async throws {
       connections += 1
       generation = sequence.restarts.generation
+      if registration == nil {
+        // Listed before its first endpoint is made (which may wait, or fail and be waited for):
+        // a `cancelAll()` from now on ends the loop.
+        let registration = sequence.register()
+        let (restarts, number) = (sequence.restarts, reader.number)
+        registration.setCancel { restarts.stop(reader: number) }
+        self.registration = registration
+      }
       let opened: ServerSentEvents
       do {
         try Task.checkCancellation()
@@ -148,14 +160,12 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
           ReconnectAttempt(
             connection: connections, lastEventID: lastEventID.flatMap { $0.isEmpty ? nil : $0 }))
         hasBody = connection.hasBody
-        if registration == nil {
-          let registration = connection.registration()
-          let restarts = sequence.restarts
-          registration.setCancel { restarts.stop() }
-          self.registration = registration
-        }
-        // Restarted while the request was made: it is stale (its cursor, say), so it is not sent.
-        guard sequence.restarts.generation == generation else { return }
+        registration?.describe(endpoint: connection.endpoint, tags: connection.tags)
+        // Restarted or stopped while the request was made: it is stale (its cursor, say), or
+        // cancelled, so it is not sent.
+        guard sequence.restarts.generation == generation,
+          !sequence.restarts.isStopped(reader: reader.number)
+        else { return }
         opened = try await connection.open(lastEventID)
       } catch let error as APIError where Self.reconnectsAfter(error) {
         return try await connectionEnded(error)
@@ -248,7 +258,8 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
         reconnectionTime: reconnectionTime, doublings: shortConnections - 1)
       sequence.onState?(.reconnecting(after: delay, attempt: connections + 1))
       do {
-        try await sequence.restarts.wait(for: delay, on: sequence.clock, unlessPast: generation)
+        try await sequence.restarts.wait(
+          for: delay, on: sequence.clock, unlessPast: generation, reader: reader.number)
       } catch {
         try fail(APIError.cancelled)
       }

@@ -12,7 +12,9 @@ import Foundation
 /// Iterating throws ``APIError`` exactly as ``APIClient/send(_:)`` does: `.timedOut` when no
 /// chunk arrives within the request's timeout (the timeout bounds the wait for the head, then each
 /// wait for the next chunk, never the whole of a long-lived stream), `.cancelled` when the
-/// iterating task is cancelled, `.transport` when the connection is lost mid-body or the body
+/// iterating task is cancelled or the call's client cancels it (``APIClient/cancelAll()``: from
+/// then on nothing more is read, not even the lines or events already split off a chunk),
+/// `.transport` when the connection is lost mid-body or the body
 /// crosses the maximum response size. A stream never ends silently short. It is read once:
 /// leaving a loop over it early (`break`, a thrown error), dropping it, or calling ``cancel()``
 /// before the end cancels the request.
@@ -104,6 +106,11 @@ public struct ResponseStream: AsyncSequence, Sendable {
       let body = stream.body
       do {
         let chunk = try await body.buffer.next(idleTimeout: stream.idleTimeout, clock: stream.clock)
+        // At the end the call leaves its client's list; one its client cancelled first (as the
+        // body ended) ends as cancelled, as `cancelAll()` counted it.
+        if chunk == nil, stream.registration?.finish() == true {
+          throw CancellationError()
+        }
         if let events = stream.events {
           if let chunk {
             events.bodyChunk(chunk.count)
@@ -111,17 +118,31 @@ public struct ResponseStream: AsyncSequence, Sendable {
             events.ended(stream.response.withMetrics(atEndOf: body), streamed: true)
           }
         }
-        if chunk == nil {
-          stream.registration?.end()
-        }
         return chunk
       } catch {
-        body.cancel()
-        let failure = APIError(transportError: error, request: stream.request)
-        stream.events?.failed(failure)
-        stream.registration?.end()
-        throw failure
+        throw fail(error)
       }
+    }
+
+    /// End the read with `error` (cancelling the body), as the error the reader gets:
+    /// ``APIError/cancelled(_:)`` when the stream's client cancelled it, whatever `error` is.
+    private func fail(_ error: any Error) -> APIError {
+      stream.body.cancel()
+      let cancelled = stream.registration?.finish() ?? false
+      let failure =
+        cancelled
+        ? CallRegistration.cancelled(stream.request)
+        : APIError(transportError: error, request: stream.request)
+      stream.events?.failed(failure)
+      return failure
+    }
+
+    /// Throw ``APIError/cancelled(_:)``, ending the read, when the stream's client cancelled it
+    /// (``APIClient/cancelAll()``): for a reader about to return what it split off a chunk read
+    /// before (a line, an event), so that nothing more of the call is read after the cancel.
+    func checkCancelledByClient() throws {
+      guard let registration = stream.registration, registration.isCancelled else { return }
+      throw fail(CancellationError())
     }
   }
 
@@ -172,6 +193,15 @@ public struct ResponseLines: AsyncSequence, Sendable {
     /// - Throws: ``APIError``, as the stream does; ``APIError/transport(_:)`` with a
     ///   ``LineTooLongError`` for a line longer than ``ResponseStream/maximumLineLength``.
     public mutating func next() async throws -> String? {
+      if !ready.isEmpty {
+        // Split off a chunk read before: not returned once the call's client cancelled it.
+        do {
+          try chunks.checkCancelledByClient()
+        } catch {
+          ready = []
+          throw error
+        }
+      }
       while ready.isEmpty {
         if ended { return nil }
         if let chunk = try await chunks.next() {

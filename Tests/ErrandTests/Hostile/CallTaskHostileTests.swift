@@ -154,7 +154,8 @@ import Testing
     #expect(client.inFlight.isEmpty)
   }
 
-  /// Runs its jobs on a queue of its own.
+  /// Runs its jobs on a queue of its own. (Task executors are new in macOS 15 and iOS 18.)
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   final class QueueExecutor: TaskExecutor {
     let queue = DispatchQueue(label: "errand.test.executor", attributes: .concurrent)
 
@@ -165,6 +166,7 @@ import Testing
   }
 
   /// Notes whether it runs with `executor` as its task's executor preference.
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   struct NotesExecutor: Middleware {
     let executor: UnownedTaskExecutor
     let onIt: Locked<[Bool]>

@@ -63,6 +63,7 @@ import Testing
   /// `removeAll` has returned: it answers its caller (it read before), but the answer is not kept
   /// in memory for the next caller.
   @Test func anAnswerReadFromDiskBeforeRemoveAllIsNotKeptInMemory() async throws {
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else { return }
     try await DiskCacheFiles.withFolder { folder in
       _ = try await DiskCacheFiles.get(HTTPCache(memoryBudget: 0, directory: folder))
       let cache = HTTPCache(memoryBudget: 1_000_000, directory: folder)
@@ -70,7 +71,7 @@ import Testing
       let lookup = Task(executorPreference: executor) {
         await cache.lookup(HTTPRequest(method: .get, url: Self.dogs), clock: ContinuousClock())
       }
-      #expect(await eventually { executor.held == 1 }, "read from disk, its caller not resumed")
+      #expect(await eventually { executor.held >= 1 }, "read from disk, its caller not resumed")
       cache.removeAll()
       executor.release()
       let found = await lookup.value
@@ -81,6 +82,7 @@ import Testing
 
   /// Runs the first job it is given (a task's start) and holds the others until released: a
   /// task that prefers it stops where it first resumes after a suspension.
+  @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
   final class HoldingExecutor: TaskExecutor {
     private struct State: Sendable {
       var started = false

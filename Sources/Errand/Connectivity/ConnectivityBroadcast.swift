@@ -1,7 +1,7 @@
 import Foundation
 
 /// The state a source reports and the observers it reports to: what ``ManualConnectivity``,
-/// ``InferredConnectivity`` and ``PathMonitorConnectivity`` share.
+/// ``InferredConnectivity`` and `PathMonitorConnectivity` share.
 ///
 /// Each change is told to every observer in order, one at a time: the thread that finds no one
 /// telling becomes the teller and tells every change queued meanwhile, after releasing the lock

@@ -37,7 +37,7 @@ import Foundation
 /// Without it (`nil`, the default) none of this happens, and it costs nothing.
 public struct ConnectivityPolicy: Sendable {
   /// Where the client learns whether the network is up; `nil` (the default) for the platform's:
-  /// a ``PathMonitorConnectivity`` on Apple platforms, an ``InferredConnectivity`` on the client's
+  /// a `PathMonitorConnectivity` on Apple platforms, an ``InferredConnectivity`` on the client's
   /// clock elsewhere. Each client makes its own default source.
   public var source: (any ConnectivitySource)?
   /// Whether an attempt that could not connect, while the source says offline, is sent once more

@@ -3,7 +3,7 @@ import Foundation
 /// Tells a client whether the network can be reached, so that its calls wait for it
 /// (``ConnectivityPolicy``).
 ///
-/// Errand has three: ``PathMonitorConnectivity`` (Apple platforms: `NWPathMonitor`),
+/// Errand has three: `PathMonitorConnectivity` (Apple platforms: `NWPathMonitor`),
 /// ``InferredConnectivity`` (judged from the client's own calls; the default off Apple
 /// platforms) and ``ManualConnectivity`` (what the app, or a test, sets). A source of your own
 /// reports its state through ``observe(_:)``:

@@ -23,9 +23,7 @@ public enum ConnectionOutcome: Sendable, Hashable {
 
   /// The outcome an error means, when it is a failure to connect (one of
   /// ``noConnectionCodes``); `nil` for any other error.
-  /// - Parameter error: What an attempt threw.
-  /// - Returns: ``couldNotConnect(_:)`` with its code, or `nil`.
-  public static func failure(_ error: any Error) -> ConnectionOutcome? {
+  static func failure(_ error: any Error) -> ConnectionOutcome? {
     let urlError: URLError?
     switch error {
     case let error as URLError: urlError = error

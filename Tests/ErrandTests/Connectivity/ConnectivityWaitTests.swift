@@ -213,6 +213,23 @@ import Testing
     #expect(await offline.sent == ["dogs", "dogs"])
   }
 
+  /// The wait comes just before the transport: an answer a cache holds is given offline at
+  /// once, without waiting or sending.
+  @Test func aCachedAnswerIsGivenOfflineWithoutWaiting() async throws {
+    let offline = await OfflineClient(
+      .online, middleware: [CachingMiddleware(cache: HTTPCache())]
+    ) { _, _ in
+      .status(
+        200, body: Data(#"["ok"]"#.utf8),
+        headers: ["Content-Type": "application/json", "Cache-Control": "max-age=60"])
+    }
+    #expect(try await offline.call().cancellableValue == ["ok"])
+    offline.network.state = .offline
+    #expect(try await offline.call().cancellableValue == ["ok"])
+    #expect(await offline.sent == ["dogs"])
+    #expect(offline.waiting == 0)
+  }
+
   /// README's lines for waiting for the network ("Controlling calls"), run as written over a
   /// stub.
   @Test func theReadmeExampleWaitsThenGoes() async throws {

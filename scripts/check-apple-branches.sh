@@ -3,9 +3,9 @@
 # line in CONTRIBUTING.md's "Platform branches" list saying how it was checked. This fails when a
 # branch has no line, or a line names a branch that no longer exists. It refuses APIs newer than
 # the declared minimum platforms. Off Apple platforms it then type-checks the Apple side of the
-# code: Errand's Combine and os branches, and Errand's and ErrandStubs' FoundationNetworking
-# behaviour branches flipped (scripts/flip-networking-branches.py), against the API shapes in
-# scripts/apple-shims/.
+# code: Errand's Combine, os and Network branches, and Errand's and ErrandStubs'
+# FoundationNetworking behaviour branches flipped (scripts/flip-networking-branches.py), against
+# the API shapes in scripts/apple-shims/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -47,8 +47,8 @@ for shim in scripts/apple-shims/*.swift; do
     -emit-module-path "$shims/$name.swiftmodule" "$shim"
 done
 # The Apple side of the FoundationNetworking behaviour branches, in a copy with them flipped:
-# Errand (with its Combine and os branches, against the shims) is emitted as a module, and
-# ErrandStubs, whose run-loop branch needs CoreFoundation's shapes, is type-checked against it.
+# Errand (with its Combine, os and Network branches, against the shims) is emitted as a module,
+# and ErrandStubs, whose run-loop branch needs CoreFoundation's shapes, is type-checked against it.
 flipped="$shims/flipped"
 errand_flips="$(scripts/flip-networking-branches.py Sources/Errand "$flipped/Errand")"
 stubs_flips="$(scripts/flip-networking-branches.py Sources/ErrandStubs "$flipped/ErrandStubs" \
@@ -58,5 +58,5 @@ flags=(-swift-version 6 -warnings-as-errors -package-name errand
 swiftc -emit-module -emit-module-path "$shims/Errand.swiftmodule" -module-name Errand \
   -parse-as-library "${flags[@]}" $(find "$flipped/Errand" -name '*.swift')
 swiftc -typecheck -module-name ErrandStubs "${flags[@]}" $(find "$flipped/ErrandStubs" -name '*.swift')
-echo "Errand's Combine and os branches and its $errand_flips FoundationNetworking branches, and"
+echo "Errand's Combine, os and Network branches and its $errand_flips FoundationNetworking branches, and"
 echo "ErrandStubs' $stubs_flips, type-check with the Apple side taken (against scripts/apple-shims)"

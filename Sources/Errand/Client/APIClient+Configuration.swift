@@ -68,6 +68,10 @@ extension APIClient {
     /// miss what was read already). An endpoint opts out with ``Endpoint/sharesInFlight``.
     public var sharesInFlightRequests = false
 
+    /// Whether calls made while the network is down wait for it, and where the client learns
+    /// that it is (``ConnectivityPolicy``); `nil` (the default) sends every call at once.
+    public var connectivity: ConnectivityPolicy?
+
     /// The longest line a streamed call's ``ResponseStream/lines`` or ``APIClient/jsonLines(_:)``
     /// holds, in bytes, before it throws ``LineTooLongError``: ``defaultMaximumLineLength``
     /// (1 MiB) unless changed. A stream's total length is not limited by it; see

@@ -79,7 +79,7 @@ extension APIClient {
     Pipeline(
       transport: transport, exchangeTransport: exchangeTransport,
       backgroundWork: backgroundWork, clock: configuration.clock, limiter: limiter,
-      sharing: sharing)
+      sharing: sharing, connectivity: connectivityGate)
   }
 }
 
@@ -95,6 +95,8 @@ struct Pipeline: Sendable {
   let limiter: CallLimiter?
   /// Shares identical calls' exchanges, when the client does.
   let sharing: InFlightSharing?
+  /// Holds each attempt while the network is down, when the client waits for it.
+  let connectivity: ConnectivityGate?
 
   /// Send a request through the middleware chain, outermost first, then the transport, as
   /// `exchange` says. A call that withholds its secrets (a next page at an origin the app did not
@@ -108,7 +110,7 @@ struct Pipeline: Sendable {
       request.headers = HTTPHeaders(request.headers.fields.filter(keeps))
     }
     guard let first = chain.first else {
-      var response = try await send(request, as: exchange)
+      var response = try await sendWhenOnline(request, as: exchange)
       response.request = request
       return response
     }
@@ -158,7 +160,7 @@ struct Pipeline: Sendable {
   /// A buffered call waits for the whole body (within the deadline and the size limit); a
   /// streamed call (``Exchange/streams``) returns at the head, its body in
   /// ``HTTPResponse/bodyStream``.
-  private func send(_ request: HTTPRequest, as exchange: Exchange) async throws -> HTTPResponse {
+  func send(_ request: HTTPRequest, as exchange: Exchange) async throws -> HTTPResponse {
     guard let sharing, exchange.shares, let key = InFlightSharing.key(for: request) else {
       return try await exchangeNow(request, as: exchange)
     }

@@ -108,6 +108,7 @@ extension APIClient {
           next.headers["Last-Event-ID"] = id.isEmpty || !HTTPHeaders.canSend(id) ? nil : id
           return try await self.events(next, lastEventID: id)
         }
-      }, policy: policy, clock: configuration.clock, onState: onState)
+      }, policy: policy, clock: configuration.clock, onState: onState,
+      connectivity: connectivityGate)
   }
 }

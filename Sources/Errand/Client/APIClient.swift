@@ -33,6 +33,9 @@ public actor APIClient {
   nonisolated let limiter: CallLimiter?
   /// Shares identical calls' exchanges, when ``Configuration/sharesInFlightRequests`` says so.
   nonisolated let sharing: InFlightSharing?
+  /// Holds the client's calls while the network is down, when its
+  /// ``Configuration/connectivity`` says so.
+  nonisolated let connectivityGate: ConnectivityGate?
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -51,6 +54,9 @@ public actor APIClient {
     self.sharing = configuration.sharesInFlightRequests ? InFlightSharing() : nil
     self.limiter = configuration.callLimits.map {
       CallLimiter(limits: $0, clock: configuration.clock)
+    }
+    self.connectivityGate = configuration.connectivity.map {
+      ConnectivityGate(policy: $0, clock: configuration.clock)
     }
   }
 

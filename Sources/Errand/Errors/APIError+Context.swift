@@ -36,6 +36,10 @@ extension APIError {
     /// ended after the call's deadline and the call failed at once instead of waiting; `nil`
     /// otherwise.
     public var rateLimitWait: Duration?
+    /// How long the call waited for the network (``APIClient/Configuration/connectivity``) when
+    /// its deadline passed while it waited, so that it failed with ``APIError/timedOut(_:)``
+    /// without being sent; `nil` otherwise.
+    public var connectivityWait: Duration?
 
     /// Create a context.
     /// - Parameters:

@@ -68,8 +68,13 @@ public enum APIError: Error, LocalizedError {
         " (not sent: its host's rate limit would have held it \($0.decimalSeconds) s, past the "
           + "call's deadline)"
       }
+      let network = context.connectivityWait.map {
+        " waiting for the network (still down at the call's deadline, after \($0.decimalSeconds) s "
+          + "of waiting)"
+      }
       return
-        "The request\(Self.subject(of: context)) timed out\(Self.attempts(context))\(held.orEmpty)."
+        "The request\(Self.subject(of: context)) timed out\(network.orEmpty)"
+        + "\(Self.attempts(context))\(held.orEmpty)."
     case .cancelled(let context):
       return "The request\(Self.subject(of: context)) was cancelled\(Self.attempts(context))."
     }

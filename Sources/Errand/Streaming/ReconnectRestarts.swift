@@ -119,8 +119,18 @@ final class ReconnectRestarts: Sendable {
   func wait(
     for delay: Duration, on clock: any Clock<Duration>, unlessPast generation: Int, reader: Int
   ) async throws {
+    try await wait(unlessPast: generation, reader: reader) { try await clock.sleep(for: delay) }
+  }
+
+  /// Wait for `event` to return, or until a restart after `generation` or a stop of loop
+  /// `reader`, whichever comes first.
+  /// - Throws: What `event` throws; `CancellationError` when the task is cancelled.
+  func wait(
+    unlessPast generation: Int, reader: Int,
+    for event: @escaping @Sendable () async throws -> Void
+  ) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
-      group.addTask { try await clock.sleep(for: delay) }
+      group.addTask { try await event() }
       group.addTask { await self.restarted(after: generation, reader: reader) }
       defer { group.cancelAll() }
       try await group.next()

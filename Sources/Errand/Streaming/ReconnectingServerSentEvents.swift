@@ -44,6 +44,9 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
   let policy: ReconnectPolicy
   let clock: any Clock<Duration>
   let onState: (@Sendable (ConnectionState) -> Void)?
+  /// The client's wait for the network (``ConnectivityPolicy``), when it has one: the stream
+  /// does not reconnect while it says offline.
+  let connectivity: ConnectivityGate?
   let restarts = ReconnectRestarts()
 
   /// End the connection now and open the next one at once: with the stream's last event ID (and,
@@ -141,8 +144,23 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
       return nil
     }
 
-    /// Connect (again), or fail for good.
+    /// Connect (again), or fail for good. Offline after the first attempt (with a
+    /// ``ConnectivityPolicy``), wait for the network instead, counting nothing; the loop then
+    /// comes back here. A restart or a cancellation ends the wait too: the loop stops, or waits
+    /// again while the network is down (a request made now would wait for it all the same).
     private mutating func open() async throws {
+      if connections > 0, let gate = sequence.connectivity, gate.isOffline {
+        do {
+          try await sequence.restarts.wait(
+            unlessPast: sequence.restarts.generation, reader: reader.number
+          ) {
+            try await gate.waitWhileOffline(by: nil)
+          }
+        } catch {
+          try fail(APIError.cancelled)
+        }
+        return
+      }
       connections += 1
       generation = sequence.restarts.generation
       if registration == nil {
@@ -239,6 +257,12 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
         if let error { try fail(error) }
         ended = true
         registration?.end()
+        return
+      }
+      if let gate = sequence.connectivity, gate.isOffline {
+        // The network is down: no failed attempt, no backoff; the next connection waits for it
+        // and is made as soon as it is back.
+        shortConnections = 0
         return
       }
       if failed {

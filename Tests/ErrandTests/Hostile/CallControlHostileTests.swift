@@ -43,11 +43,13 @@ import Testing
     #expect(client.inFlight.isEmpty)
   }
 
-  /// A call made with a completion handler has started when `send` returns: a `cancelAll()`
-  /// made right after it ends it, and it is never sent.
+  /// A call made with a completion handler is listed when `send` returns: a `cancelAll()` made
+  /// right after it ends it. (The stub never answers: an answer could otherwise beat the
+  /// `cancelAll()`, as it did under ThreadSanitizer; whether the request reached the stub first
+  /// depends on the threads, and is not checked.)
   @Test func aCallbackCallIsEndedByACancelAllRightAfterIt() async throws {
     let stub = StubTransport()
-    await stub.on(.any, .status(200, body: Data("{}".utf8)))
+    await stub.on(.any, .hang)
     let client = Self.client(stub)
     let counted = Locked(-1)
     let result = await withCheckedContinuation { continuation in
@@ -62,7 +64,6 @@ import Testing
       return
     }
     #expect(error.kind == .cancelled)
-    #expect(await stub.requests.isEmpty)
     #expect(client.inFlight.isEmpty)
   }
 

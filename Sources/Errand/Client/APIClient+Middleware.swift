@@ -164,11 +164,17 @@ struct Pipeline: Sendable {
     guard let sharing, exchange.shares, let key = InFlightSharing.key(for: request) else {
       return try await exchangeNow(request, as: exchange)
     }
-    // Shared: the exchange runs without a deadline of its own; each caller waits within its own.
+    // A server's pause or window past this caller's deadline fails it at once, saying so, as
+    // it does an unshared call (the shared exchange below has no deadline to check).
+    try limiter?.refuseHeldPast(exchange.deadline, for: request.url)
+    // Shared: the exchange runs without a deadline or timeout of its own (the transport's idle
+    // timeout would be the first caller's); each caller waits within its own deadline.
     var shared = exchange
     shared.deadline = nil
-    return try await sharing.share(key, deadline: exchange.deadline) { [shared] in
-      try await exchangeNow(request, as: shared)
+    var sharedRequest = request
+    sharedRequest.timeout = nil
+    return try await sharing.share(key, deadline: exchange.deadline) { [shared, sharedRequest] in
+      try await exchangeNow(sharedRequest, as: shared)
     }
   }
 

@@ -37,6 +37,8 @@ final class CallLimiter: Sendable {
     /// Waiting calls, by priority (highest first), then arrival.
     var waiters: [Waiter] = []
     var nextID: UInt64 = 0
+    /// How many lanes make the next release sweep the idle ones.
+    var sweepAt = 64
     /// The task that looks again when a pause, a window or the rate lets a waiter start.
     var wake: (at: Duration, task: Task<Void, Never>)?
   }
@@ -58,6 +60,16 @@ final class CallLimiter: Sendable {
 
   deinit {
     state.withLock { $0.wake?.task }?.cancel()
+  }
+
+  /// How many origins the limiter keeps state for (for tests).
+  var laneCount: Int {
+    state.withLock { $0.lanes.count }
+  }
+
+  /// How many calls wait for a slot (for tests).
+  var waitingCount: Int {
+    state.withLock { $0.waiters.count }
   }
 
   /// A call's hold on a slot, given back once (``release()``).
@@ -112,12 +124,7 @@ final class CallLimiter: Sendable {
       defer { state.nextID += 1 }
       return state.nextID
     }
-    // A pause or window that ends after the deadline: fail now, saying so.
-    if let remaining = deadline?.remaining, let wait = timeHeld(origin), wait > remaining {
-      var context = APIError.Context()
-      context.rateLimitWait = wait
-      throw APIError.timedOut(context)
-    }
+    try refuseHeldPast(deadline, for: url)
     let disarm = deadline?.whenExpired { [self] in
       abandon(id, with: APIError.timedOut)
     }
@@ -148,6 +155,18 @@ final class CallLimiter: Sendable {
     return (Permit(self, origin: origin), queued?.elapsed)
   }
 
+  /// Fail at once, saying why, when a server's pause or window (or the rate) holds `url`'s host
+  /// back until after `deadline`.
+  /// - Throws: ``APIError/timedOut(_:)`` with ``APIError/Context/rateLimitWait``.
+  func refuseHeldPast(_ deadline: RequestDeadline?, for url: URL) throws {
+    guard let remaining = deadline?.remaining, let wait = timeHeld(Self.origin(of: url)),
+      wait > remaining
+    else { return }
+    var context = APIError.Context()
+    context.rateLimitWait = wait
+    throw APIError.timedOut(context)
+  }
+
   /// How long `origin`'s lane is held back by time alone (a pause, a window), if it is.
   private func timeHeld(_ origin: String) -> Duration? {
     let now = epoch.elapsed
@@ -170,13 +189,35 @@ final class CallLimiter: Sendable {
     waiter?.resume.resume(throwing: error)
   }
 
-  /// A slot of `origin`'s was given back.
+  /// A slot of `origin`'s was given back. A lane that no longer holds anything back is
+  /// forgotten (a new one is the same), so that a client calling many hosts keeps no state for
+  /// those it has done with: at once for this lane, and for the others in a sweep each time the
+  /// lanes have doubled.
   private func release(_ origin: String) {
+    let now = epoch.elapsed
     state.withLock { state in
       state.active -= 1
       state.lanes[origin]?.active -= 1
+      if var lane = state.lanes[origin], isIdle(&lane, now: now) {
+        state.lanes[origin] = nil
+      }
+      if state.lanes.count >= state.sweepAt {
+        state.lanes = state.lanes.filter { _, lane in
+          var lane = lane
+          return !isIdle(&lane, now: now)
+        }
+        state.sweepAt = max(64, state.lanes.count * 2)
+      }
     }
     _ = grant()
+  }
+
+  /// Whether `lane` holds nothing back at `now`: no call, no pause, no window, a full bucket.
+  private func isIdle(_ lane: inout Lane, now: Duration) -> Bool {
+    guard lane.active == 0, start(&lane, now: now, ignoringSlots: true) == .now,
+      lane.pausedUntil == nil, lane.quota == nil
+    else { return false }
+    return limits.rate.map { lane.tokens >= Double($0.count) } ?? true
   }
 
   /// Start every waiting call that may start now, in order; arrange to look again when a pause,

@@ -49,6 +49,11 @@ final class InFlightSharing: Sendable {
     state.withLock { $0.shared.count }
   }
 
+  /// How many callers wait for shared exchanges now (for tests).
+  var waitingCount: Int {
+    state.withLock { $0.shared.values.reduce(0) { $0 + $1.waiters.count } }
+  }
+
   /// The answer of the exchange in flight for `key`, or of a new one that `exchange` runs;
   /// within `deadline`, and until the calling task is cancelled, which ends this caller's wait
   /// at once.

@@ -89,7 +89,8 @@ public struct RetryPolicy: Sendable {
   }
 
   /// The wait that a `Retry-After` value asks for, in seconds (`120`) or as an HTTP-date
-  /// (`Wed, 21 Oct 2015 07:28:00 GMT`), capped by ``maxRetryAfter``; `nil` when it is neither.
+  /// (`Wed, 21 Oct 2015 07:28:00 GMT`), capped by ``maxRetryAfter`` (a number of seconds too
+  /// large to count is the cap); `nil` when it is neither.
   /// - Parameters:
   ///   - value: The header value.
   ///   - now: The current date, for HTTP-dates.
@@ -99,6 +100,9 @@ public struct RetryPolicy: Sendable {
     let wait: Duration
     if let seconds = Int(trimmed), seconds >= 0 {
       wait = .seconds(seconds)
+    } else if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+      // Delay-seconds too large for an `Int` (RFC 9110 sets no bound): as long as allowed.
+      wait = maxRetryAfter
     } else if let date = HTTPDate.parse(trimmed, now: now) {
       wait = .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
     } else {

@@ -97,12 +97,14 @@ final class BodyBuffer: @unchecked Sendable {
 }
 
 extension BodyState<CheckedContinuation<Bool, Never>>.Effects {
-  /// Do what the event asked for, outside the lock: disarm the idle timer, wake the reader
-  /// (which then takes its answer under the lock), stop the transfer, resume a paused writer.
+  /// Do what the event asked for, outside the lock: disarm the idle timer, stop the transfer,
+  /// wake the reader (which then takes its answer under the lock), resume a paused writer. The
+  /// transfer is stopped before the reader wakes, so that a call that ends because its body was
+  /// stopped (its deadline, a limit) has stopped its transfer by the time it returns.
   func perform() {
     disarmIdleTimer?()
-    wake?.resume(returning: true)
     stopTransfer?()
+    wake?.resume(returning: true)
     for handler in drained { handler() }
   }
 }

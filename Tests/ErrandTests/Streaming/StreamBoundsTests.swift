@@ -101,6 +101,9 @@ import Testing
     try #require(await clock.waitForSleepers(3))
     try #require(await clock.waitForSleeper(dueIn: .milliseconds(900)))
     await clock.advance(by: .milliseconds(900))
+    // The second byte has been read once the reader waits again, for 1 s (the bound's task
+    // could otherwise fire before the reader has taken it).
+    try #require(await clock.waitForSleeper(dueIn: .seconds(1)))
     // The error body's own bound is the only sleeper due at 1 s from the start.
     try #require(await clock.waitForSleeper(dueIn: .milliseconds(100)))
     await clock.advance(by: .milliseconds(100))

@@ -142,7 +142,11 @@
         }
       }
       let disarm = exchange.whenDeadlinePasses { abandon(APIError.timedOut) }
-      defer { disarm() }
+      let disarmCancel = exchange.whenCancelled { abandon(CancellationError()) }
+      defer {
+        disarm()
+        disarmCancel()
+      }
       return try await withTaskCancellationHandler {
         try await Waiting.wait { waiting in
           let transfer: CurlTransfer
@@ -189,4 +193,7 @@
 
   /// Sends from one thread of its own, whose state only it touches, ending its own waits.
   extension CurlTransport: ExchangeTransport {}
+
+  // Its wait for a transfer ends when the call's client cancels the call.
+  extension CurlTransport: CallCancellationAware {}
 #endif

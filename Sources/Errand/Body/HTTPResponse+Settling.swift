@@ -18,6 +18,15 @@ extension HTTPResponse {
   @_spi(Transports) public func settlingBody(
     limit: Int?, streams: Bool, deadline: RequestDeadline?
   ) async throws -> HTTPResponse {
+    try await settlingBody(limit: limit, streams: streams, deadline: deadline, endedBy: nil)
+  }
+
+  /// ``settlingBody(limit:streams:deadline:)``, collecting until the call's client cancels the
+  /// call too (`cancellation`), which stops the body with `CancellationError`.
+  func settlingBody(
+    limit: Int?, streams: Bool, deadline: RequestDeadline?,
+    endedBy cancellation: CallCancellation?
+  ) async throws -> HTTPResponse {
     if bodyStream == nil, !streams {
       // Whole already (a stub's answer, a custom transport's): nothing to collect or buffer.
       try BodyBuffer.admit(wholeBodyOf: body.count, limit: limit)
@@ -37,7 +46,11 @@ extension HTTPResponse {
       return response.withMetrics(atEndOf: body)
     }
     let disarm = deadline?.whenExpired { body.stop(throwing: APIError.timedOut) }
-    defer { disarm?() }
+    let disarmCancel = cancellation?.onCancel { body.stop(throwing: CancellationError()) }
+    defer {
+      disarm?()
+      disarmCancel?()
+    }
     response.body = try await body.collect()
     return response.withMetrics(atEndOf: body)
   }

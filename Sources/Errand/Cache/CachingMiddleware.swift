@@ -173,7 +173,9 @@ public struct CachingMiddleware: Middleware {
         let deadline =
           RequestContext.current?.deadline
           ?? RequestDeadline(timeout: Self.backgroundRevalidationTimeout, clock: clock)
-        response = try await deadline.race { try await Self.readingAhead(streamed, upTo: limit) }
+        response = try await deadline.race(endedBy: RequestContext.current?.cancellation) {
+          try await Self.readingAhead(streamed, upTo: limit)
+        }
       }
     } catch {
       // RFC 5861: a stored response may stand in for a failed request to the server (a
@@ -347,3 +349,6 @@ public struct CachingMiddleware: Middleware {
     }
   }
 }
+
+// Its waits end when the call's client cancels the call (`CallCancellation`).
+extension CachingMiddleware: CallCancellationAware {}

@@ -47,6 +47,12 @@ extension APIClient {
     calls.cancel { $0.tags.contains(tag) }
   }
 
+  /// Whether a call to `endpoint` meets only Errand's own middleware and transport, so that it
+  /// runs in its caller's task (``CallRegistration/run(for:endsItsOwnWaits:_:)``).
+  nonisolated func endsItsOwnWaits<Value>(for endpoint: Endpoint<Value>) -> Bool {
+    endsItsOwnWaits && endpoint.middleware.allSatisfy { $0 is any CallCancellationAware }
+  }
+
   /// Register a call to `endpoint` that starts now.
   nonisolated func register<Value>(_ endpoint: Endpoint<Value>, as kind: InFlightCall.Kind)
     -> CallRegistration

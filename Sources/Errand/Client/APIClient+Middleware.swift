@@ -35,6 +35,7 @@ extension APIClient {
     context.clock = configuration.clock
     context.cachePolicy = endpoint.cachePolicy
     context.events = exchange.events
+    context.cancellation = exchange.cancellation
     context.clientHeaders = Set(configuration.headers.fields.map { $0.name.lowercased() })
       .subtracting(configuration.crossOriginHeaders)
     let chain = Self.ordered(
@@ -148,6 +149,7 @@ struct Pipeline: Sendable {
       var background = context
       background?.deadline = exchange.deadline
       background?.events = nil
+      background?.cancellation = nil
       return try await RequestContext.$current.withValue(background) {
         try await send(request, through: rest, as: exchange)
       }
@@ -168,12 +170,16 @@ struct Pipeline: Sendable {
     // it does an unshared call (the shared exchange below has no deadline to check).
     try limiter?.refuseHeldPast(exchange.deadline, for: request.url)
     // Shared: the exchange runs without a deadline or timeout of its own (the transport's idle
-    // timeout would be the first caller's); each caller waits within its own deadline.
+    // timeout would be the first caller's), and no caller's `cancelAll()` ends it; each caller
+    // waits within its own deadline, and the last to leave ends it.
     var shared = exchange
     shared.deadline = nil
+    shared.cancellation = nil
     var sharedRequest = request
     sharedRequest.timeout = nil
-    return try await sharing.share(key, deadline: exchange.deadline) { [shared, sharedRequest] in
+    return try await sharing.share(
+      key, deadline: exchange.deadline, endedBy: exchange.cancellation
+    ) { [shared, sharedRequest] in
       try await exchangeNow(sharedRequest, as: shared)
     }
   }
@@ -194,7 +200,8 @@ struct Pipeline: Sendable {
       if let limiter {
         let events = exchange.events
         let (held, waited) = try await limiter.acquire(
-          for: request.url, priority: exchange.priority, deadline: exchange.deadline
+          for: request.url, priority: exchange.priority, deadline: exchange.deadline,
+          endedBy: exchange.cancellation
         ) { events?.post(.callQueued) }
         if let waited { events?.post(.callDequeued(waited: waited)) }
         permit = held
@@ -210,7 +217,7 @@ struct Pipeline: Sendable {
       exchange.events?.responseHead(head)
       return try await head.settlingBody(
         limit: request.maximumResponseSize, streams: exchange.streams,
-        deadline: exchange.deadline)
+        deadline: exchange.deadline, endedBy: exchange.cancellation)
     } catch {
       throw APIError(transportError: error, request: request)
     }

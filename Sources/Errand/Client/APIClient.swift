@@ -36,6 +36,9 @@ public actor APIClient {
   /// Holds the client's calls while the network is down, when its
   /// ``Configuration/connectivity`` says so.
   nonisolated let connectivityGate: ConnectivityGate?
+  /// Whether the transport and the client's middleware are all Errand's own, whose waits end
+  /// when ``cancelAll()`` cancels a call: its calls then run in their caller's task.
+  nonisolated let endsItsOwnWaits: Bool
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -58,6 +61,9 @@ public actor APIClient {
     self.connectivityGate = configuration.connectivity.map {
       ConnectivityGate(policy: $0, clock: configuration.clock)
     }
+    self.endsItsOwnWaits =
+      transport is any CallCancellationAware
+      && configuration.middleware.allSatisfy { $0 is any CallCancellationAware }
   }
 
   deinit {
@@ -105,8 +111,12 @@ public actor APIClient {
     defer { registration.end() }
     guard let events = beginEvents(for: endpoint) else {
       let request = try makeRequest(for: endpoint)
-      let response = try await registration.run(for: request) {
-        try await self.run(request, for: endpoint, as: exchange)
+      let response = try await registration.run(
+        for: request, endsItsOwnWaits: endsItsOwnWaits(for: endpoint)
+      ) { cancellation in
+        var exchange = exchange
+        exchange.cancellation = cancellation
+        return try await self.run(request, for: endpoint, as: exchange)
       }
       let value = try read(response, for: endpoint, request: request, as: registration)
       return Response(value: value, response: response, request: request)
@@ -116,8 +126,12 @@ public actor APIClient {
       events.requestBuilt(request)
       var exchange = exchange
       exchange.events = events
-      let response = try await registration.run(for: request) { [exchange] in
-        try await self.run(request, for: endpoint, as: exchange)
+      let response = try await registration.run(
+        for: request, endsItsOwnWaits: endsItsOwnWaits(for: endpoint)
+      ) { [exchange] cancellation in
+        var exchange = exchange
+        exchange.cancellation = cancellation
+        return try await self.run(request, for: endpoint, as: exchange)
       }
       let value = try read(response, for: endpoint, request: request, as: registration)
       events.ended(response)

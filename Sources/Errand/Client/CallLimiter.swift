@@ -109,15 +109,16 @@ final class CallLimiter: Sendable {
   ///   - url: Where the call goes: its origin is its lane.
   ///   - priority: Where it waits.
   ///   - deadline: The call's deadline.
+  ///   - cancellation: How the call's client cancels it, when it runs in its caller's task.
   ///   - onQueued: Called, at once, when the call has to wait (not when it starts at once).
   /// - Returns: The slot, to release when the exchange ends, and how long the call waited for
   ///   it (`nil` when it did not).
   /// - Throws: ``APIError/timedOut(_:)`` when the deadline passes first (at once, with
   ///   ``APIError/Context/rateLimitWait``, when a server's pause or window ends after it), or
-  ///   `CancellationError` when the calling task is cancelled.
+  ///   `CancellationError` when the calling task is cancelled or the client cancels the call.
   func acquire(
     for url: URL, priority: CallPriority, deadline: RequestDeadline?,
-    onQueued: () -> Void = {}
+    endedBy cancellation: CallCancellation? = nil, onQueued: () -> Void = {}
   ) async throws -> (permit: Permit, waited: Duration?) {
     let origin = Self.origin(of: url)
     let id = state.withLock { state in
@@ -128,13 +129,21 @@ final class CallLimiter: Sendable {
     let disarm = deadline?.whenExpired { [self] in
       abandon(id, with: APIError.timedOut)
     }
-    defer { disarm?() }
+    // The client cancels the call before it is queued (seen under the lock below) or after
+    // (this finds it).
+    let disarmCancel = cancellation?.onCancel { [self] in
+      abandon(id, with: CancellationError())
+    }
+    defer {
+      disarm?()
+      disarmCancel?()
+    }
     var queued: Stopwatch?
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (resume: CheckedContinuation<Void, any Error>) in
         let waiter = Waiter(id: id, origin: origin, priority: priority, resume: resume)
         let cancelled = state.withLock { state -> Bool in
-          guard !Task.isCancelled else { return true }
+          guard !Task.isCancelled, cancellation?.isCancelled != true else { return true }
           let index =
             state.waiters.firstIndex { $0.priority < priority } ?? state.waiters.endIndex
           state.waiters.insert(waiter, at: index)

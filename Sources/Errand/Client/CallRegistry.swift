@@ -11,11 +11,15 @@ final class CallRegistry: Sendable {
     var cancel: (@Sendable () -> Void)?
     /// Whether it was cancelled (before it could be ended, or since).
     var cancelled = false
+    /// What ends each of the call's waits that Errand runs in the caller's task (the
+    /// transport's, a limit's, a backoff's), by number: see ``onCancel(_:_:)``.
+    var waits: [(number: UInt64, end: @Sendable () -> Void)] = []
   }
 
   private struct State: Sendable {
     var next: UInt64 = 1
     var entries: [UInt64: Entry] = [:]
+    var nextWait: UInt64 = 0
   }
 
   private let state = Locked(State())
@@ -41,6 +45,35 @@ final class CallRegistry: Sendable {
       return state.entries[id]?.cancelled == true
     }
     if now { cancel() }
+  }
+
+  /// Run `end` when call `id` is cancelled through the registry: at once when it was already,
+  /// never when it has left the list.
+  /// - Returns: What forgets `end`; call it once the wait is over.
+  func onCancel(_ id: UInt64, _ end: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    enum Outcome {
+      case armed(UInt64)
+      case now, gone
+    }
+    let outcome = state.withLock { state -> Outcome in
+      guard let entry = state.entries[id] else { return .gone }
+      if entry.cancelled { return .now }
+      let number = state.nextWait
+      state.nextWait += 1
+      state.entries[id]?.waits.append((number, end))
+      return .armed(number)
+    }
+    switch outcome {
+    case .armed(let number):
+      return { [self] in
+        state.withLock { $0.entries[id]?.waits.removeAll { $0.number == number } }
+      }
+    case .now:
+      end()
+      return {}
+    case .gone:
+      return {}
+    }
   }
 
   /// Whether call `id` was cancelled through the registry.
@@ -78,7 +111,9 @@ final class CallRegistry: Sendable {
       var count = 0
       for (id, entry) in state.entries where !entry.cancelled && matches(entry.call) {
         state.entries[id]?.cancelled = true
+        state.entries[id]?.waits = []
         count += 1
+        cancels += entry.waits.map(\.end)
         if let cancel = entry.cancel { cancels.append(cancel) }
       }
       return (count, cancels)

@@ -55,10 +55,10 @@ final class InFlightSharing: Sendable {
   }
 
   /// The answer of the exchange in flight for `key`, or of a new one that `exchange` runs;
-  /// within `deadline`, and until the calling task is cancelled, which ends this caller's wait
-  /// at once.
+  /// within `deadline`, and until the calling task is cancelled (or its client cancels the call,
+  /// `cancellation`), which ends this caller's wait at once.
   func share(
-    _ key: String, deadline: RequestDeadline?,
+    _ key: String, deadline: RequestDeadline?, endedBy cancellation: CallCancellation? = nil,
     exchange: @escaping @Sendable () async throws -> HTTPResponse
   ) async throws -> HTTPResponse {
     let waiter = state.withLock { state in
@@ -74,8 +74,9 @@ final class InFlightSharing: Sendable {
         leave(key, waiter: waiter)
       }
     }
-    guard let deadline else { return try await wait() }
-    return try await deadline.race(wait)
+    if let deadline { return try await deadline.race(endedBy: cancellation, wait) }
+    guard cancellation != nil else { return try await wait() }
+    return try await withCancellation(endedBy: cancellation, wait)
   }
 
   /// Wait for `key`'s exchange, starting it when there is none.

@@ -5,7 +5,9 @@ extension Pipeline {
   /// ``ConnectivityPolicy`` says the network is down; straight through when the client has none.
   func sendWhenOnline(_ request: HTTPRequest, as exchange: Exchange) async throws -> HTTPResponse {
     guard let connectivity else { return try await send(request, as: exchange) }
-    return try await connectivity.send(request, by: exchange.deadline) {
+    return try await connectivity.send(
+      request, by: exchange.deadline, endedBy: exchange.cancellation
+    ) {
       try await send(request, as: exchange)
     }
   }

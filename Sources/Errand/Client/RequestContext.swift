@@ -34,6 +34,9 @@ public struct RequestContext: Sendable {
   /// the redaction does not name. A ``CachingMiddleware`` keeps apart the answers to requests
   /// that carry different values of them.
   package var clientHeaders: Set<String> = []
+  /// How the call's client ends it when it runs in its caller's task: a middleware of Errand's
+  /// that waits ends its wait with it (``CallCancellation``).
+  package var cancellation: CallCancellation?
 
   /// How much of the call's timeout is left, on the client's clock: the timeout is a deadline
   /// for the whole call, retries and their waits included, so a middleware that waits (or starts

@@ -84,13 +84,15 @@ final class ConnectivityGate: Sendable {
   ///   - deadline: The call's deadline; `nil` to wait as long as it takes.
   ///   - waitedBefore: How long the call waited for the network already (an earlier wait of the
   ///     same call), for the error.
+  ///   - cancellation: How the call's client cancels it, when it runs in its caller's task.
   /// - Returns: What the source said when it let the call go; `nil` when it did not wait.
   /// - Throws: ``APIError/timedOut(_:)`` with ``APIError/Context/connectivityWait`` when the
-  ///   deadline passes first, or `CancellationError` when the task is cancelled.
+  ///   deadline passes first, or `CancellationError` when the task or the call is cancelled.
   @discardableResult
-  func waitWhileOffline(by deadline: RequestDeadline?, waitedBefore: Duration = .zero)
-    async throws -> (released: Connectivity, waited: Duration)?
-  {
+  func waitWhileOffline(
+    by deadline: RequestDeadline?, waitedBefore: Duration = .zero,
+    endedBy cancellation: CallCancellation? = nil
+  ) async throws -> (released: Connectivity, waited: Duration)? {
     guard isOffline else { return nil }
     let stopwatch = Stopwatch(clock)
     let timedOut: @Sendable () -> APIError = {
@@ -105,8 +107,10 @@ final class ConnectivityGate: Sendable {
       return state.nextID
     }
     let disarm = deadline?.whenExpired { [self] in end(id, with: timedOut()) }
+    let disarmCancel = cancellation?.onCancel { [self] in end(id, with: CancellationError()) }
     defer {
       disarm?()
+      disarmCancel?()
       _ = state.withLock { $0.waits.removeValue(forKey: id) }
     }
     let released = try await withTaskCancellationHandler {
@@ -150,19 +154,23 @@ final class ConnectivityGate: Sendable {
   /// - Parameters:
   ///   - request: The request, for the errors.
   ///   - deadline: The call's deadline.
+  ///   - cancellation: How the call's client cancels it, when it runs in its caller's task.
   ///   - attempt: Sends the request once.
   /// - Returns: The response.
   /// - Throws: ``APIError``: the attempt's, or a timeout or a cancellation while waiting.
   func send(
     _ request: HTTPRequest, by deadline: RequestDeadline?,
+    endedBy cancellation: CallCancellation? = nil,
     _ attempt: () async throws -> HTTPResponse
   ) async throws -> HTTPResponse {
     do {
-      var waited = try await waitWhileOffline(by: deadline)?.waited ?? .zero
+      var waited =
+        try await waitWhileOffline(by: deadline, endedBy: cancellation)?.waited ?? .zero
       var retried = false
       while true {
         // Cancelled as the network came back: not sent.
         try Task.checkCancellation()
+        if cancellation?.isCancelled == true { throw CancellationError() }
         do {
           let response = try await attempt()
           source.learn(from: .reachedServer)
@@ -171,7 +179,8 @@ final class ConnectivityGate: Sendable {
           guard let outcome = ConnectionOutcome.failure(error) else { throw error }
           source.learn(from: outcome)
           guard retriesWhenOnline, !retried, isOffline else { throw error }
-          let wait = try await waitWhileOffline(by: deadline, waitedBefore: waited)
+          let wait = try await waitWhileOffline(
+            by: deadline, waitedBefore: waited, endedBy: cancellation)
           waited += wait?.waited ?? .zero
           // A source that is only trying lets calls go to find out; one that cannot connect
           // then has not used up its retry.

@@ -88,7 +88,9 @@ public actor BearerAuthenticationMiddleware: Middleware {
       // Raced against the caller's cancellation, as a refresh is: a provider that waits (for a
       // keychain, a sign-in) without looking at cancellation does not hold a cancelled call.
       let provider = provider
-      let provided = try await withCancellation { try await provider.currentToken() }
+      let provided = try await withCancellation(endedBy: RequestContext.current?.cancellation) {
+        try await provider.currentToken()
+      }
       if !loaded {
         token = provided
         loaded = true
@@ -117,7 +119,9 @@ public actor BearerAuthenticationMiddleware: Middleware {
     } else {
       refresh = try startRefresh()
     }
-    return try await withCancellation { try await refresh.value }
+    return try await withCancellation(endedBy: RequestContext.current?.cancellation) {
+      try await refresh.value
+    }
   }
 
   private func startRefresh() throws -> Task<String, any Error> {
@@ -154,3 +158,6 @@ public actor BearerAuthenticationMiddleware: Middleware {
     refreshing = nil
   }
 }
+
+// Its waits (if any) end when the call's client cancels the call (`CallCancellation`).
+extension BearerAuthenticationMiddleware: CallCancellationAware {}

@@ -175,3 +175,6 @@ public struct LoggingMiddleware: Middleware {
     }
   }
 #endif
+
+// Its waits (if any) end when the call's client cancels the call (`CallCancellation`).
+extension LoggingMiddleware: CallCancellationAware {}

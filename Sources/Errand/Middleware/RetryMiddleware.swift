@@ -87,7 +87,12 @@ public struct RetryMiddleware: Middleware {
         throw Self.noting(attempts: attempt, on: error)
       }
       context?.events?.post(.retryScheduled(afterAttempt: attempt, reason: reason, wait: wait))
-      try await clock.sleep(for: wait)
+      // Ended, as the call, by its client's `cancelAll()` when the call has no task of its own.
+      if let cancellation = context?.cancellation {
+        try await withCancellation(endedBy: cancellation) { try await clock.sleep(for: wait) }
+      } else {
+        try await clock.sleep(for: wait)
+      }
       attempt += 1
     }
   }
@@ -147,3 +152,6 @@ public struct RetryMiddleware: Middleware {
     return error.noting(attempts: attempts, retryPastDeadline: retryPastDeadline)
   }
 }
+
+// Its waits (if any) end when the call's client cancels the call (`CallCancellation`).
+extension RetryMiddleware: CallCancellationAware {}

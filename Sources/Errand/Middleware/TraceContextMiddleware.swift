@@ -63,3 +63,6 @@ public struct TraceContextMiddleware: Middleware {
     return try await next(request)
   }
 }
+
+// Its waits (if any) end when the call's client cancels the call (`CallCancellation`).
+extension TraceContextMiddleware: CallCancellationAware {}

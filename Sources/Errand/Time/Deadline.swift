@@ -6,21 +6,28 @@ import Foundation
 /// URLSession's resource timeout does not fire on Linux, so Errand enforces the whole exchange's
 /// deadline itself. When the deadline passes, or the calling task is cancelled, the call returns
 /// at once and the operation is cancelled; it finishes in the background without holding the
-/// caller, even if a transport is slow to notice.
+/// caller, even if a transport is slow to notice. So does the call's client cancelling it
+/// (`cancellation`), with `CancellationError`.
 func withDeadline<Value: Sendable>(
   _ timeout: Duration?, on clock: any Clock<Duration>,
+  endedBy cancellation: CallCancellation? = nil,
   _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-  guard let timeout else { return try await operation() }
-  return try await typed(race({ try await operation() }, timeout: timeout, on: clock))
+  guard timeout != nil || cancellation != nil else { return try await operation() }
+  return try await typed(
+    race({ try await operation() }, timeout: timeout, on: clock, endedBy: cancellation))
 }
 
-/// Run `operation` until it finishes or the calling task is cancelled, returning at once on
-/// cancellation even if the operation is slow to notice (it goes on in the background).
+/// Run `operation` until it finishes or the calling task is cancelled (or the call's client
+/// cancels the call, `cancellation`), returning at once on cancellation even if the operation is
+/// slow to notice (it goes on in the background).
 package func withCancellation<Value: Sendable>(
+  endedBy cancellation: CallCancellation? = nil,
   _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-  try await typed(race({ try await operation() }, timeout: nil, on: ContinuousClock()))
+  try await typed(
+    race(
+      { try await operation() }, timeout: nil, on: ContinuousClock(), endedBy: cancellation))
 }
 
 /// The value a race returned, as the type its operation returns.
@@ -35,7 +42,7 @@ private func typed<Value>(_ value: any Sendable) -> Value {
 /// every generic type it touches on each call, which cost more than the rest of the race.
 private func race(
   _ operation: @escaping @Sendable () async throws -> any Sendable, timeout: Duration?,
-  on clock: any Clock<Duration>
+  on clock: any Clock<Duration>, endedBy cancellation: CallCancellation?
 ) async throws -> any Sendable {
   // As if the cancellation handler below had fired first.
   if Task.isCancelled {
@@ -55,6 +62,9 @@ private func race(
     }
   }
   race.onFinish { work.cancel() }
+  if let cancellation {
+    race.onFinish(cancellation.onCancel { race.finish(.failure(CancellationError())) })
+  }
   if let early = race.takeEarly() {
     return try early.get()
   }

@@ -46,6 +46,14 @@ import Foundation
     try await withDeadline(remaining, on: clock, operation)
   }
 
+  /// ``race(_:)``, ended with `CancellationError` too when the call's client cancels the call.
+  package func race<Value: Sendable>(
+    endedBy cancellation: CallCancellation?,
+    _ operation: @escaping @Sendable () async throws -> Value
+  ) async throws -> Value {
+    try await withDeadline(remaining, on: clock, endedBy: cancellation, operation)
+  }
+
   /// The timeout, in whole seconds, that a transport hands the engine underneath (URLSession's
   /// `timeoutInterval`, libcurl's connect and low-speed limits): at least a second (Linux reads
   /// whole seconds), rounded up, at most about 24 days (libcurl counts milliseconds in an

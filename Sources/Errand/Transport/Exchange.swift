@@ -42,6 +42,9 @@ public struct Exchange: Sendable {
   package var priority = CallPriority.normal
   /// Whether the exchange may be shared with identical ones in flight (a buffered `GET`).
   package var shares = false
+  /// How the call's client ends it (``APIClient/cancelAll()``) when the call runs in its
+  /// caller's task; `nil` when it runs in a task of its own, which is cancelled instead.
+  package var cancellation: CallCancellation?
 
   /// An exchange outside any client: for a test of a transport, or a transport that calls
   /// another one.
@@ -88,6 +91,16 @@ public struct Exchange: Sendable {
   ) -> @Sendable () -> Void {
     guard let deadline else { return {} }
     return deadline.whenExpired(handler)
+  }
+
+  /// Run `handler` when the call's client cancels the call (``APIClient/cancelAll()``), at once
+  /// when it has, unless the returned function is called first; never when the call runs in a
+  /// task of its own (its cancellation ends the wait then).
+  /// - Parameter handler: What ends the transport's wait with `CancellationError`.
+  /// - Returns: What forgets `handler`; call it once the answer is in.
+  package func whenCancelled(_ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    guard let cancellation else { return {} }
+    return cancellation.onCancel(handler)
   }
 
   /// Tell the caller how much of the request body has been sent; call it as the body goes out.

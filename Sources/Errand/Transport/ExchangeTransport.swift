@@ -57,14 +57,23 @@ extension Transport {
   /// - Returns: The response, whatever its status.
   /// - Throws: What the transport throws, ``APIError/timedOut(_:)`` or `CancellationError`.
   package func send(_ request: HTTPRequest, as exchange: Exchange) async throws -> HTTPResponse {
+    // A transport of the app's, asked by one of Errand's (a stub's passthrough) within a call
+    // that runs in its caller's task: raced against the client's cancelling the call too.
+    let cancellation = self is any CallCancellationAware ? nil : exchange.cancellation
     if let direct = self as? any ExchangeTransport {
-      return try await direct.exchange(request, exchange)
+      guard let cancellation else { return try await direct.exchange(request, exchange) }
+      return try await withCancellation(endedBy: cancellation) {
+        try await direct.exchange(request, exchange)
+      }
     }
     let streams = exchange.streams
     let operation: @Sendable () async throws -> HTTPResponse = { [self] in
       streams ? try await stream(request) : try await send(request)
     }
-    guard let deadline = exchange.deadline else { return try await operation() }
-    return try await deadline.race(operation)
+    if let deadline = exchange.deadline {
+      return try await deadline.race(endedBy: cancellation, operation)
+    }
+    guard let cancellation else { return try await operation() }
+    return try await withCancellation(endedBy: cancellation, operation)
   }
 }

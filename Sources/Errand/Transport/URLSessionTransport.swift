@@ -297,7 +297,13 @@ public final class URLSessionTransport: Transport {
     let disarm = exchange.whenDeadlinePasses {
       URLSessionTransport.abandon(running, with: APIError.timedOut, delegate: delegate)
     }
-    defer { disarm() }
+    let disarmCancel = exchange.whenCancelled {
+      URLSessionTransport.abandon(running, with: CancellationError(), delegate: delegate)
+    }
+    defer {
+      disarm()
+      disarmCancel()
+    }
     return try await start(request, exchange, running: running)
   }
 
@@ -414,3 +420,6 @@ public final class URLSessionTransport: Transport {
 
 /// Ends its own waits at the client's deadline, so the client calls it without a racing task.
 extension URLSessionTransport: ExchangeTransport {}
+
+// Its wait for a task ends when the call's client cancels the call.
+extension URLSessionTransport: CallCancellationAware {}

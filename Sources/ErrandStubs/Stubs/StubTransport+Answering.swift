@@ -76,7 +76,8 @@ extension StubTransport {
     if let atOnce = try Self.resolveAtOnce(answer, call: call, defaultDelay: defaultDelay) {
       resolved = atOnce
     } else {
-      resolved = try await Self.bounded(by: deadline) { [clock, defaultDelay] in
+      resolved = try await Self.bounded(by: deadline, endedBy: exchange.cancellation) {
+        [clock, defaultDelay] in
         try await Self.resolve(
           answer, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
       }
@@ -117,14 +118,16 @@ extension StubTransport {
     return given.map(measured.overlaid(by:)) ?? measured
   }
 
-  /// Wait for `operation` within `deadline`, or until the caller is cancelled.
+  /// Wait for `operation` within `deadline`, or until the caller is cancelled (or its client
+  /// cancels the call, `cancellation`).
   private static func bounded<Value: Sendable>(
-    by deadline: RequestDeadline?, _ operation: @escaping @Sendable () async throws -> Value
+    by deadline: RequestDeadline?, endedBy cancellation: CallCancellation?,
+    _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
     // Without a deadline still raced against the caller's cancellation: a handler that holds
     // its answer must not hold a cancelled caller.
-    guard let deadline else { return try await withCancellation(operation) }
-    return try await deadline.race(operation)
+    guard let deadline else { return try await withCancellation(endedBy: cancellation, operation) }
+    return try await deadline.race(endedBy: cancellation, operation)
   }
 
   /// The head of a streamed answer, its body written chunk by chunk on the stub's clock by a task

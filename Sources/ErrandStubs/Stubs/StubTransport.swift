@@ -168,3 +168,6 @@ public actor StubTransport: Transport {
 
 /// Ends its own waits at the client's deadline, so the client calls it without a racing task.
 extension StubTransport: ExchangeTransport {}
+
+// Its waits (a delay, a handler, a passthrough) end when the call's client cancels the call.
+extension StubTransport: CallCancellationAware {}

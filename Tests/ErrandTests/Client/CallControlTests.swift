@@ -68,17 +68,45 @@ import Testing
     return stub
   }
 
-  static func client(_ stub: StubTransport) -> APIClient {
+  static func client(_ stub: StubTransport, middleware: [any Middleware] = []) -> APIClient {
     APIClient(
-      baseURL: base, transport: stub, configuration: APIClient.Configuration(timeout: nil))
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(timeout: nil, middleware: middleware))
+  }
+
+  /// Whom a call meets on its way: only Errand's own parts (the call runs in its caller's task,
+  /// each of its waits ended by `cancelAll()`), or a middleware of the app's as well (the call
+  /// runs in a task of its own, which `cancelAll()` cancels).
+  enum Chain: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case errandsOwn, withTheAppsMiddleware
+    var testDescription: String { rawValue }
+
+    var middleware: [any Middleware] {
+      switch self {
+      case .errandsOwn: [RetryMiddleware(), LoggingMiddleware(handler: { _ in })]
+      case .withTheAppsMiddleware: [PassesOn()]
+      }
+    }
+  }
+
+  /// A middleware of the app's that passes every request on.
+  struct PassesOn: Middleware {
+    func intercept(
+      _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+      try await next(request)
+    }
   }
 
   /// Every kind of call, running, is listed; `cancelAll()` ends each with `.cancelled`, and none
-  /// is listed after.
-  @Test(arguments: Kind.allCases)
-  func cancelAllEndsEveryKindOfCall(_ kind: Kind) async throws {
+  /// is listed after, whether the call runs in its caller's task or in one of its own.
+  @Test(arguments: Kind.allCases, Chain.allCases)
+  func cancelAllEndsEveryKindOfCall(_ kind: Kind, chain: Chain) async throws {
     let stub = await Self.stub()
-    let client = Self.client(stub)
+    let client = Self.client(stub, middleware: chain.middleware)
+    #expect(
+      client.endsItsOwnWaits(for: Endpoint<Data>(path: "x")) == (chain == .errandsOwn),
+      "the call does not run where this case means it to")
     let scratch = FileManager.default.temporaryDirectory
     let call = Task { try await kind.make(on: client, tag: "user-7", scratch: scratch) }
     defer { call.cancel() }

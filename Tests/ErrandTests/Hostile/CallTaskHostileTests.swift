@@ -180,11 +180,53 @@ import Testing
     }
   }
 
+  /// A transport that notes the task each exchange runs in, and answers at once. It says it
+  /// ends its waits when the call's client cancels the call, as Errand's own transports do (it
+  /// has none).
+  struct NotesTask: ExchangeTransport, CallCancellationAware {
+    let tasks: Locked<[Int]>
+
+    func exchange(_ request: HTTPRequest, _ exchange: Exchange) async throws -> HTTPResponse {
+      tasks.withLock { $0.append(withUnsafeCurrentTask { $0?.hashValue } ?? 0) }
+      return HTTPResponse(status: 200, body: Data("ok".utf8))
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+      try await exchange(request, Exchange())
+    }
+  }
+
+  /// A call that meets only Errand's own parts runs in its caller's task (no task of its own to
+  /// create per call, and what the caller's task carries reaches the transport as it is); one
+  /// that meets a middleware of the app's runs in a task of its own, which `cancelAll()` can
+  /// cancel, since nothing else would end that middleware's waits.
+  @Test(arguments: [false, true]) func whereACallRuns(withTheAppsMiddleware: Bool) async throws {
+    let tasks = Locked<[Int]>([])
+    let client = APIClient(
+      baseURL: base, transport: NotesTask(tasks: tasks),
+      configuration: APIClient.Configuration(
+        timeout: .seconds(30),
+        middleware: withTheAppsMiddleware
+          ? [Records(into: Locked([])), RetryMiddleware()] : [RetryMiddleware()]))
+    let endpoint = Endpoint<Data>(path: "dogs", decoding: .data)
+    _ = try await client.send(endpoint)
+    _ = try await client.stream(endpoint).collect()
+    let caller = withUnsafeCurrentTask { $0?.hashValue } ?? -1
+    let seen = tasks.withLock { $0 }
+    #expect(seen.count == 2)
+    if withTheAppsMiddleware {
+      #expect(!seen.contains(caller), "the call ran in its caller's task")
+    } else {
+      #expect(seen == [caller, caller], "the call ran in a task of its own")
+    }
+  }
+
   /// A task executor preference (SE-0417) set around a call reaches its middleware. Known
-  /// issue, not fixed: the exchange runs in an unstructured task (so that `cancelAll()` can
-  /// cancel it), which does not inherit the preference, and there is no API to read the
-  /// caller's preference as an executor to hand on. When this is fixed, `withKnownIssue` fails
-  /// and the test should lose it.
+  /// issue, not fixed, for a call that meets a middleware or a transport of the app's: its
+  /// exchange runs in an unstructured task (so that `cancelAll()` can cancel it), which does not
+  /// inherit the preference, and there is no API to read the caller's preference as an executor
+  /// to hand on. (A call that meets only Errand's own parts runs in its caller's task:
+  /// `whereACallRuns`.) When this is fixed, `withKnownIssue` fails and the test should lose it.
   @Test func theCallersExecutorPreferenceReachesTheMiddleware() async throws {
     guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else { return }
     let executor = QueueExecutor()

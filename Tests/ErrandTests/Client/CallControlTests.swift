@@ -98,8 +98,8 @@ import Testing
     }
   }
 
-  /// Every kind of call, running, is listed; `cancelAll()` ends each with `.cancelled`, and none
-  /// is listed after, whether the call runs in its caller's task or in one of its own.
+  /// 100 calls of every kind, running, are listed; `cancelAll()` ends each with `.cancelled`,
+  /// and none is listed after, whether the calls run in their callers' tasks or in their own.
   @Test(arguments: Kind.allCases, Chain.allCases)
   func cancelAllEndsEveryKindOfCall(_ kind: Kind, chain: Chain) async throws {
     let stub = await Self.stub()
@@ -107,16 +107,26 @@ import Testing
     #expect(
       client.endsItsOwnWaits(for: Endpoint<Data>(path: "x")) == (chain == .errandsOwn),
       "the call does not run where this case means it to")
-    let scratch = FileManager.default.temporaryDirectory
-    let call = Task { try await kind.make(on: client, tag: "user-7", scratch: scratch) }
-    defer { call.cancel() }
-    #expect(await eventually { Set(client.inFlight.map(\.kind)) == kind.listed })
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "call-control-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let count = 100
+    let calls = (0..<count).map { index in
+      Task { try await kind.make(on: client, tag: "user-\(index)", scratch: scratch) }
+    }
+    defer { for call in calls { call.cancel() } }
+    let listedPerCall = kind.listed.count
+    #expect(await eventually { client.inFlight.count == count * listedPerCall })
+    #expect(Set(client.inFlight.map(\.kind)) == kind.listed)
     let listed = try #require(client.inFlight.first)
-    #expect(listed.tags == ["user-7"])
+    #expect(listed.tags.count == 1 && listed.tags.first?.hasPrefix("user-") == true)
     #expect(listed.endpoint == "GET \(kind.rawValue)" || listed.endpoint == "POST \(kind.rawValue)")
-    #expect(client.cancelAll() == kind.listed.count)
-    let error = await #expect(throws: APIError.self) { try await call.value }
-    #expect(error?.kind == .cancelled)
+    #expect(client.cancelAll() == count * listedPerCall)
+    for call in calls {
+      let error = await #expect(throws: APIError.self) { try await call.value }
+      #expect(error?.kind == .cancelled)
+    }
     #expect(await eventually { client.inFlight.isEmpty })
   }
 

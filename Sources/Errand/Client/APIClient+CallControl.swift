@@ -53,6 +53,21 @@ extension APIClient {
     endsItsOwnWaits && endpoint.middleware.allSatisfy { $0 is any CallCancellationAware }
   }
 
+  /// ``run(_:for:as:)`` for a call listed as `registration`, so that ``cancelAll()`` ends it:
+  /// in its caller's task, its waits ended through its ``CallCancellation``, or in a task of its
+  /// own.
+  nonisolated func run<Value>(
+    _ request: HTTPRequest, for endpoint: Endpoint<Value>, as exchange: Exchange,
+    registeredAs registration: CallRegistration
+  ) async throws -> HTTPResponse {
+    try await registration.run(for: request, endsItsOwnWaits: endsItsOwnWaits(for: endpoint)) {
+      cancellation in
+      var exchange = exchange
+      exchange.cancellation = cancellation
+      return try await self.run(request, for: endpoint, as: exchange)
+    }
+  }
+
   /// Register a call to `endpoint` that starts now.
   nonisolated func register<Value>(_ endpoint: Endpoint<Value>, as kind: InFlightCall.Kind)
     -> CallRegistration

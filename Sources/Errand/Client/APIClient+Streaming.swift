@@ -33,13 +33,9 @@ extension APIClient {
       let request = try makeRequest(for: endpoint)
       events?.requestBuilt(request)
       let exchange = Exchange(streams: true, deadline: nil, progress: nil, events: events)
-      var response = try await registration.run(
-        for: request, endsItsOwnWaits: endsItsOwnWaits(for: endpoint)
-      ) { cancellation in
-        var exchange = exchange
-        exchange.cancellation = cancellation
-        return try await self.run(request, for: endpoint, as: exchange)
-      }.streamingBody()
+      var response = try await run(
+        request, for: endpoint, as: exchange, registeredAs: registration
+      ).streamingBody()
       let body = response.bodyStream ?? HTTPBody(Data())
       registration.setCancel { body.cancel() }
       response.bodyStream = nil

@@ -111,13 +111,8 @@ public actor APIClient {
     defer { registration.end() }
     guard let events = beginEvents(for: endpoint) else {
       let request = try makeRequest(for: endpoint)
-      let response = try await registration.run(
-        for: request, endsItsOwnWaits: endsItsOwnWaits(for: endpoint)
-      ) { cancellation in
-        var exchange = exchange
-        exchange.cancellation = cancellation
-        return try await self.run(request, for: endpoint, as: exchange)
-      }
+      let response = try await run(
+        request, for: endpoint, as: exchange, registeredAs: registration)
       let value = try read(response, for: endpoint, request: request, as: registration)
       return Response(value: value, response: response, request: request)
     }
@@ -126,13 +121,8 @@ public actor APIClient {
       events.requestBuilt(request)
       var exchange = exchange
       exchange.events = events
-      let response = try await registration.run(
-        for: request, endsItsOwnWaits: endsItsOwnWaits(for: endpoint)
-      ) { [exchange] cancellation in
-        var exchange = exchange
-        exchange.cancellation = cancellation
-        return try await self.run(request, for: endpoint, as: exchange)
-      }
+      let response = try await run(
+        request, for: endpoint, as: exchange, registeredAs: registration)
       let value = try read(response, for: endpoint, request: request, as: registration)
       events.ended(response)
       return Response(value: value, response: response, request: request)

@@ -71,6 +71,14 @@
       }
     }
 
+    /// Whether the libcurl loaded takes `CURL_HTTP_VERSION_…` `version` (HTTP/3 needs a build
+    /// with QUIC).
+    func supports(httpVersion version: Int) -> Bool {
+      guard let easy = errand_curl_easy_init() else { return false }
+      defer { errand_curl_easy_cleanup(easy) }
+      return errand_curl_easy_setopt_long(easy, CurlOption.httpVersion, version) == 0
+    }
+
     /// An easy handle for a new transfer: an idle one, or a new one.
     func makeHandle() -> UnsafeMutableRawPointer? {
       idleHandles.withLock { $0.popLast() } ?? errand_curl_easy_init()

@@ -33,6 +33,13 @@
     static let protocolsString: Int32 = 10_318
     /// The bitmask form of ``protocolsString``, for libcurl before 7.85.
     static let protocols: Int32 = 181
+    static let proxy: Int32 = 10_004
+    static let proxyUsername: Int32 = 10_175
+    static let proxyPassword: Int32 = 10_176
+    static let noProxy: Int32 = 10_177
+    static let unixSocketPath: Int32 = 10_231
+    static let resolve: Int32 = 10_203
+    static let httpVersion: Int32 = 84
 
     /// `CURLOPT_…` names, for the error that says which option libcurl refused.
     static let names: [Int32: String] = [
@@ -51,6 +58,10 @@
       inFileSizeLarge: "CURLOPT_INFILESIZE_LARGE",
       postFieldSizeLarge: "CURLOPT_POSTFIELDSIZE_LARGE", copyPostFields: "CURLOPT_COPYPOSTFIELDS",
       protocolsString: "CURLOPT_PROTOCOLS_STR", protocols: "CURLOPT_PROTOCOLS",
+      proxy: "CURLOPT_PROXY", proxyUsername: "CURLOPT_PROXYUSERNAME",
+      proxyPassword: "CURLOPT_PROXYPASSWORD", noProxy: "CURLOPT_NOPROXY",
+      unixSocketPath: "CURLOPT_UNIX_SOCKET_PATH", resolve: "CURLOPT_RESOLVE",
+      httpVersion: "CURLOPT_HTTP_VERSION",
     ]
   }
 

@@ -24,6 +24,10 @@
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The request's header lines: owned here, freed in `cleanUp()` after the handle.
     var headerList: UnsafeMutableRawPointer?
+    /// The addresses that replace what names resolve to (`ConnectionOptions.hostOverrides`):
+    /// owned here, freed in `cleanUp()` after the handle (libcurl reads the list during the
+    /// transfer).
+    var resolveList: UnsafeMutableRawPointer?
     /// The file an upload reads: opened here, closed in `cleanUp()` after the handle.
     var uploadFile: UnsafeMutablePointer<FILE>?
     /// Whether `cleanUp()` has run: it frees what the handle points at, so it runs once.
@@ -67,7 +71,7 @@
     /// in its `bodyStream`), with a redirect's head once its body is dropped, or with the failure.
     init(
       _ request: HTTPRequest, handle: UnsafeMutableRawPointer?, streams: Bool,
-      certificateAuthorities: String? = nil,
+      certificateAuthorities: String? = nil, connection: ConnectionOptions? = nil,
       uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
       waiting: Waiting,
       stop: @escaping @Sendable (CurlTransfer) -> Void,
@@ -93,6 +97,9 @@
           try check(
             errand_curl_easy_setopt_pointer(easy, CurlOption.caPath, nil), CurlOption.caPath)
         }
+        if let connection {
+          try configure(connection, for: request)
+        }
       } catch {
         cleanUp()
         throw error
@@ -114,6 +121,8 @@
       }
       errand_curl_slist_free_all(headerList)
       headerList = nil
+      errand_curl_slist_free_all(resolveList)
+      resolveList = nil
       if let uploadFile {
         fclose(uploadFile)
       }

@@ -32,6 +32,8 @@
     private let engine: Result<CurlEngine, CurlUnavailableError>
     private let trustedRedirectHosts: Set<String>
     private let certificateAuthorities: String?
+    /// How requests connect; `nil` for libcurl's defaults.
+    private let connection: ConnectionOptions?
 
     /// Create a transport with its own libcurl thread and connection pool.
     /// - Parameters:
@@ -53,6 +55,47 @@
       }
       self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
       self.certificateAuthorities = certificateAuthorities?.path
+      self.connection = nil
+    }
+
+    /// Create a transport that connects as `connection` says: through a proxy, over Unix domain
+    /// sockets, to addresses you choose, with the HTTP version you choose.
+    ///
+    /// ```swift
+    /// let docker = try CurlTransport(
+    ///   connection: ConnectionOptions(unixSockets: ["docker": "/var/run/docker.sock"]))
+    /// let client = APIClient(baseURL: URL(string: "http://docker/v1.45")!, transport: docker)
+    /// ```
+    /// - Parameters:
+    ///   - maximumConnectionsPerHost: How many connections to one host at once (16 by default).
+    ///   - trustedRedirectHosts: Hosts that may receive credentials after a cross-origin
+    ///     redirect; none by default.
+    ///   - certificateAuthorities: A PEM file of the certificate authorities to trust in place
+    ///     of the system's; `nil` trusts the system's store.
+    ///   - connection: How requests connect.
+    /// - Throws: `InvalidConnectionOption` for an option that is malformed (a host name with
+    ///   spaces, a port out of range, a relative socket path, a control character anywhere), or
+    ///   for `ConnectionOptions.HTTPVersion.http3` when the libcurl loaded has no HTTP/3.
+    public init(
+      maximumConnectionsPerHost: Int = 16, trustedRedirectHosts: Set<String> = [],
+      certificateAuthorities: URL? = nil, connection: ConnectionOptions
+    ) throws {
+      try connection.validate()
+      let engine = Result { () throws(CurlUnavailableError) in
+        try CurlEngine(maximumConnectionsPerHost: max(1, maximumConnectionsPerHost))
+      }
+      if connection.httpVersion == .http3, case .success(let running) = engine,
+        !running.supports(httpVersion: 30)
+      {
+        running.shutDown()
+        throw InvalidConnectionOption(
+          option: "httpVersion",
+          reason: "the libcurl loaded (libcurl.so.4) was built without HTTP/3; use .http2")
+      }
+      self.engine = engine
+      self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
+      self.certificateAuthorities = certificateAuthorities?.path
+      self.connection = connection
     }
 
     deinit {
@@ -104,8 +147,31 @@
         request, exchange, trustedHosts: trustedRedirectHosts,
         maximum: RedirectPolicy.maximumRedirects
       ) { current in
-        try await perform(current, exchange, uploadProgress: uploadProgress, on: engine)
+        try refuseCrossingIntoASocket(from: request, to: current)
+        return try await perform(current, exchange, uploadProgress: uploadProgress, on: engine)
       }
+    }
+
+    /// A redirect never leads from another origin to a host served over a Unix domain socket,
+    /// nor from such a host to another origin: a server on the network must not reach a local
+    /// daemon through the app, and a local daemon's redirect must not leave the machine.
+    private func refuseCrossingIntoASocket(from original: HTTPRequest, to current: HTTPRequest)
+      throws
+    {
+      guard let connection, !connection.unixSockets.isEmpty,
+        current.url != original.url,
+        !RedirectPolicy.isSameOrigin(original.url, current.url),
+        connection.unixSocket(for: original.url) != nil
+          || connection.unixSocket(for: current.url) != nil
+      else { return }
+      throw APIError.invalidRequest(
+        "a redirect from \(Self.origin(of: original.url)) to \(Self.origin(of: current.url)) "
+          + "would cross to or from a Unix domain socket; not followed")
+    }
+
+    /// `url`'s scheme, host and port, without its path, query or credentials.
+    private static func origin(of url: URL) -> String {
+      "\(url.scheme ?? "")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")"
     }
 
     /// `observer`, told only of progress past what it was last told: libcurl repeats a count in
@@ -153,7 +219,7 @@
           do {
             transfer = try CurlTransfer(
               request, handle: engine.makeHandle(), streams: exchange.streams,
-              certificateAuthorities: certificateAuthorities,
+              certificateAuthorities: certificateAuthorities, connection: connection,
               uploadProgress: uploadProgress, waiting: waiting,
               stop: { engine.remove($0) }, proceed: { engine.resume($0) })
           } catch {

@@ -66,15 +66,43 @@ public final class LoopbackServer: Sendable {
     try self.init(queue: Locked([]), handler)
   }
 
-  private init(
+  /// Start a server on a Unix domain socket at `path` that answers every request with
+  /// `handler`: for a client that reaches a local daemon over a socket. The socket file must not
+  /// exist; the server creates it and removes it when it stops. ``port`` is 0 and ``baseURL``
+  /// is `http://localhost`: a client reaches the server only through the socket.
+  /// - Parameters:
+  ///   - path: An absolute path of at most 103 bytes, in a directory the test owns.
+  ///   - handler: Called on the connection's thread with each request; returns the script.
+  /// - Throws: When the socket cannot be created there (the file exists, the path is too long).
+  public convenience init(
+    unixSocketAt path: String,
+    _ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
+  ) throws {
+    let listener = try Socket.makeUnixListener(path: path)
+    try self.init(
+      queue: Locked([]), listener: listener, port: 0, baseURL: "http://localhost",
+      socketFile: path, handler)
+  }
+
+  private convenience init(
     queue: Locked<[ScriptedResponse]>,
     _ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
   ) throws {
-    self.queue = queue
     let (listener, port) = try Socket.makeListener()
+    try self.init(
+      queue: queue, listener: listener, port: port, baseURL: "http://127.0.0.1:\(port)",
+      socketFile: nil, handler)
+  }
+
+  private init(
+    queue: Locked<[ScriptedResponse]>, listener: Int32, port: UInt16, baseURL: String,
+    socketFile: String?, _ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
+  ) throws {
+    self.queue = queue
     self.port = port
-    guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
+    guard let baseURL = URL(string: baseURL) else {
       Socket.release(listener)
+      if let socketFile { unlink(socketFile) }
       throw Socket.Failure(call: "URL", code: 0)
     }
     self.baseURL = baseURL
@@ -94,6 +122,7 @@ public final class LoopbackServer: Sendable {
         }
       }
       Socket.release(listener)
+      if let socketFile { unlink(socketFile) }
     }
   }
 

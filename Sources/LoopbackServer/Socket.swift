@@ -37,6 +37,40 @@ enum Socket {
     return (fd, bound)
   }
 
+  /// A Unix domain socket listening at `path`, which must not exist yet: the socket file is
+  /// created here, and is the caller's to remove.
+  static func makeUnixListener(path: String, backlog: Int32 = 128) throws -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    let capacity = MemoryLayout.size(ofValue: address.sun_path)
+    guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else {
+      throw Failure(call: "bind (a socket path of \(bytes.count) bytes)", code: ENAMETOOLONG)
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    #if canImport(Glibc)
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM), 0)
+    #endif
+    guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
+    noSigPipe(fd)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard bound == 0, listen(fd, backlog) == 0 else {
+      let code = errno
+      close(fd)
+      throw Failure(call: "bind", code: code)
+    }
+    return fd
+  }
+
   /// A TCP socket bound to 127.0.0.1 at `port` (0 for any free port) that does not listen:
   /// connections to it are refused, and no other socket can take the port while it is open.
   static func makeBound(port: UInt16 = 0) throws -> (fd: Int32, port: UInt16) {

@@ -56,6 +56,22 @@
       #expect(Set(answers.map(\.port)).count == 1)
     }
 
+    /// `ConnectionOptions.httpVersion`: HTTP/1.1 when asked, though the server offers HTTP/2;
+    /// HTTP/2 when asked, as by default.
+    @Test(arguments: [
+      (ConnectionOptions.HTTPVersion.http1, "HTTP/1.1"), (.http2, "HTTP/2"), (.automatic, "HTTP/2"),
+    ])
+    func theHTTPVersionAskedForIsUsed(_ version: ConnectionOptions.HTTPVersion, spoken: String)
+      async throws
+    {
+      let transport = try CurlTransport(
+        certificateAuthorities: HTTPBinTLS.certificateAuthorities,
+        connection: ConnectionOptions(httpVersion: version))
+      let client = APIClient(baseURL: try #require(HTTPBinTLS.url), transport: transport)
+      let answer = try await client.send(Endpoint<ConnectionInfo>(path: "errand/connection"))
+      #expect(answer.protocol == spoken)
+    }
+
     /// The handshake is a phase of the first request only: the second goes over the same
     /// connection, with no lookup, connect or handshake.
     @Test func theTLSPhaseIsReportedOnceAndNotOnAReusedConnection() async throws {

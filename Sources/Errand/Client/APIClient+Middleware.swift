@@ -169,11 +169,17 @@ struct Pipeline: Sendable {
     try limiter?.refuseHeldPast(exchange.deadline, for: request.url)
     // Shared: the exchange runs without a deadline or timeout of its own (the transport's idle
     // timeout would be the first caller's); each caller waits within its own deadline.
+    // It waits for a slot at the highest priority among its callers, and its events go to
+    // every caller's listeners.
+    let callers = SharedCallers(priority: exchange.priority, events: exchange.events)
     var shared = exchange
     shared.deadline = nil
+    shared.callers = callers
+    shared.events = callers.events
     var sharedRequest = request
     sharedRequest.timeout = nil
-    return try await sharing.share(key, deadline: exchange.deadline) { [shared, sharedRequest] in
+    return try await sharing.share(key, callers: callers, deadline: exchange.deadline) {
+      [shared, sharedRequest] in
       try await exchangeNow(sharedRequest, as: shared)
     }
   }
@@ -194,7 +200,8 @@ struct Pipeline: Sendable {
       if let limiter {
         let events = exchange.events
         let (held, waited) = try await limiter.acquire(
-          for: request.url, priority: exchange.priority, deadline: exchange.deadline
+          for: request.url, priority: exchange.priority, deadline: exchange.deadline,
+          raisedBy: exchange.callers
         ) { events?.post(.callQueued) }
         if let waited { events?.post(.callDequeued(waited: waited)) }
         permit = held
@@ -206,7 +213,8 @@ struct Pipeline: Sendable {
       } else {
         head = try await transport.send(request, as: exchange)
       }
-      limiter?.observe(head, for: request.url)
+      // The server that answered: after a redirect, not the one the request went to first.
+      limiter?.observe(head, for: head.url ?? request.url)
       exchange.events?.responseHead(head)
       return try await head.settlingBody(
         limit: request.maximumResponseSize, streams: exchange.streams,

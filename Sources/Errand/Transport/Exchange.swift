@@ -42,6 +42,8 @@ public struct Exchange: Sendable {
   package var priority = CallPriority.normal
   /// Whether the exchange may be shared with identical ones in flight (a buffered `GET`).
   package var shares = false
+  /// The callers of a shared exchange: the limiter waits at their highest priority.
+  var callers: SharedCallers?
 
   /// An exchange outside any client: for a test of a transport, or a transport that calls
   /// another one.
@@ -102,14 +104,12 @@ public struct Exchange: Sendable {
   ///   - status: The redirect's status.
   ///   - location: Where it leads.
   public func redirectFollowed(status: Int, location: URL) {
-    guard let events else { return }
-    events.post(.redirectFollowed(status: status, location: events.redacted(location)))
+    events?.redirectFollowed(status: status, location: location)
   }
 
   /// Tell the call's listeners that the transport refused a redirect.
   /// - Parameter error: Why: listeners hear its description, every URL in it redacted.
   public func redirectRefused(_ error: any Error) {
-    guard let events else { return }
-    events.post(.redirectRefused(reason: events.redacted(text: error.localizedDescription)))
+    events?.redirectRefused(description: error.localizedDescription)
   }
 }

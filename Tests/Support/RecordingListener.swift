@@ -37,4 +37,20 @@ package final class RecordingListener: EventListener {
     }
     return events
   }
+
+  /// The names of the events heard, by call, until `count` calls have ended.
+  package func eventNames(ofCalls count: Int) async -> [UInt64: [String]] {
+    var names: [UInt64: [String]] = [:]
+    var ended = 0
+    for await event in stream {
+      names[event.callID, default: []].append(event.kind.name)
+      switch event.kind {
+      case .callEnded, .callFailed, .callCancelled:
+        ended += 1
+        if ended == count { return names }
+      default: continue
+      }
+    }
+    return names
+  }
 }

@@ -66,6 +66,11 @@ extension APIClient {
     /// (cancelled, or past its deadline) does not end the exchange for the others, and the last
     /// one to leave cancels it. Streamed calls are never shared (a caller that joins late would
     /// miss what was read already). An endpoint opts out with ``Endpoint/sharesInFlight``.
+    ///
+    /// With ``callLimits``, the exchange waits at the highest ``CallPriority`` among its callers
+    /// (raised when a higher one joins). Each caller's listeners hear the exchange's events
+    /// (queued, dequeued, attempts, heads, redirects) as their own call's; one that joins late
+    /// hears those already posted first.
     public var sharesInFlightRequests = false
 
     /// Whether calls made while the network is down wait for it, and where the client learns

@@ -171,14 +171,18 @@ struct Pipeline: Sendable {
     try limiter?.refuseHeldPast(exchange.deadline, for: request.url)
     // Shared: the exchange runs without a deadline or timeout of its own (the transport's idle
     // timeout would be the first caller's), and no caller's `cancelAll()` ends it; each caller
-    // waits within its own deadline, and the last to leave ends it.
+    // waits within its own deadline, and the last to leave ends it. It waits for a slot at the
+    // highest priority among its callers, and its events go to every caller's listeners.
+    let callers = SharedCallers(priority: exchange.priority, events: exchange.events)
     var shared = exchange
     shared.deadline = nil
     shared.cancellation = nil
+    shared.callers = callers
+    shared.events = callers.events
     var sharedRequest = request
     sharedRequest.timeout = nil
     return try await sharing.share(
-      key, deadline: exchange.deadline, endedBy: exchange.cancellation
+      key, callers: callers, deadline: exchange.deadline, endedBy: exchange.cancellation
     ) { [shared, sharedRequest] in
       try await exchangeNow(sharedRequest, as: shared)
     }
@@ -201,7 +205,7 @@ struct Pipeline: Sendable {
         let events = exchange.events
         let (held, waited) = try await limiter.acquire(
           for: request.url, priority: exchange.priority, deadline: exchange.deadline,
-          endedBy: exchange.cancellation
+          endedBy: exchange.cancellation, raisedBy: exchange.callers
         ) { events?.post(.callQueued) }
         if let waited { events?.post(.callDequeued(waited: waited)) }
         permit = held
@@ -213,7 +217,8 @@ struct Pipeline: Sendable {
       } else {
         head = try await transport.send(request, as: exchange)
       }
-      limiter?.observe(head, for: request.url)
+      // The server that answered: after a redirect, not the one the request went to first.
+      limiter?.observe(head, for: head.url ?? request.url)
       exchange.events?.responseHead(head)
       return try await head.settlingBody(
         limit: request.maximumResponseSize, streams: exchange.streams,

@@ -1,7 +1,9 @@
 import Foundation
 
 /// Holds a client's exchanges to its ``CallLimits``: a slot per exchange, lanes per origin, and
-/// the waiting calls in order of priority, then arrival. Times are durations since the limiter
+/// the waiting calls in order of priority, then arrival. A waiting call that calls of a higher
+/// priority have passed ``promotionAfter`` times is promoted one level, so that a steady stream
+/// of higher calls cannot hold it back for ever. Times are durations since the limiter
 /// was made, on the client's clock, so that a `TestClock` drives pauses and rates in tests.
 ///
 /// One lock guards the state; what a change decides (the waiters to resume, when to look again)
@@ -17,8 +19,8 @@ final class CallLimiter: Sendable {
     var active = 0
     /// Until when a server's `Retry-After` pauses it.
     var pausedUntil: Duration?
-    /// How many calls the server's `RateLimit` allows before its window ends.
-    var quota: (remaining: Int, resetAt: Duration)?
+    /// How many calls each of the server's `RateLimit` policies allows before its window ends.
+    var quotas: [(remaining: Int, resetAt: Duration)] = []
     /// The configured rate's bucket.
     var tokens: Double
     var refilledAt: Duration
@@ -27,9 +29,15 @@ final class CallLimiter: Sendable {
   private struct Waiter {
     let id: UInt64
     let origin: String
-    let priority: CallPriority
+    var priority: CallPriority
     let resume: CheckedContinuation<Void, any Error>
+    /// How many calls of a higher priority started while it waited at this one.
+    var passedOver = 0
   }
+
+  /// How many calls of a higher priority may start ahead of a waiting call before it is
+  /// promoted one level (``CallPriority``).
+  static let promotionAfter = 8
 
   private struct State {
     var active = 0
@@ -39,8 +47,45 @@ final class CallLimiter: Sendable {
     var nextID: UInt64 = 0
     /// How many lanes make the next release sweep the idle ones.
     var sweepAt = 64
-    /// The task that looks again when a pause, a window or the rate lets a waiter start.
-    var wake: (at: Duration, task: Task<Void, Never>)?
+    /// What looks again when a pause, a window or the rate lets a waiter start: when, and what
+    /// cancels it.
+    var wake: (at: Duration, cancel: @Sendable () -> Void)?
+
+    /// Queue `waiter` by priority, then arrival (its number).
+    mutating func insert(_ waiter: Waiter) {
+      let index =
+        waiters.firstIndex {
+          $0.priority < waiter.priority || ($0.priority == waiter.priority && $0.id > waiter.id)
+        } ?? waiters.endIndex
+      waiters.insert(waiter, at: index)
+    }
+
+    /// Move waiter `id` up to `priority`, if it waits at a lower one.
+    mutating func raise(_ id: UInt64, to priority: CallPriority) {
+      guard let index = waiters.firstIndex(where: { $0.id == id }),
+        waiters[index].priority < priority
+      else { return }
+      var waiter = waiters.remove(at: index)
+      waiter.priority = priority
+      waiter.passedOver = 0
+      insert(waiter)
+    }
+
+    /// Calls of `priorities` started: every waiter they passed counts it, and one passed over
+    /// ``CallLimiter/promotionAfter`` times moves up a level.
+    mutating func passed(by priorities: [CallPriority]) {
+      guard let highest = priorities.max() else { return }
+      var promoted: [(UInt64, CallPriority)] = []
+      for index in waiters.indices where waiters[index].priority < highest {
+        waiters[index].passedOver += priorities.count { $0 > waiters[index].priority }
+        if waiters[index].passedOver >= CallLimiter.promotionAfter,
+          let next = CallPriority(rawValue: waiters[index].priority.rawValue + 1)
+        {
+          promoted.append((waiters[index].id, next))
+        }
+      }
+      for (id, priority) in promoted { raise(id, to: priority) }
+    }
   }
 
   /// When a lane lets a call start.
@@ -59,7 +104,7 @@ final class CallLimiter: Sendable {
   }
 
   deinit {
-    state.withLock { $0.wake?.task }?.cancel()
+    state.withLock { $0.wake?.cancel }?()
   }
 
   /// How many origins the limiter keeps state for (for tests).
@@ -110,15 +155,19 @@ final class CallLimiter: Sendable {
   ///   - priority: Where it waits.
   ///   - deadline: The call's deadline.
   ///   - cancellation: How the call's client cancels it, when it runs in its caller's task.
+  ///   - callers: The callers of a shared exchange: it waits at their highest priority, moving
+  ///     up when a caller of a higher one joins (`priority` is then not used).
   ///   - onQueued: Called, at once, when the call has to wait (not when it starts at once).
   /// - Returns: The slot, to release when the exchange ends, and how long the call waited for
   ///   it (`nil` when it did not).
   /// - Throws: ``APIError/timedOut(_:)`` when the deadline passes first (at once, with
   ///   ``APIError/Context/rateLimitWait``, when a server's pause or window ends after it), or
-  ///   `CancellationError` when the calling task is cancelled or the client cancels the call.
+  ///   `CancellationError` when the calling task is cancelled or the client cancels the call,
+  ///   even as the slot comes (the slot is then given back).
   func acquire(
     for url: URL, priority: CallPriority, deadline: RequestDeadline?,
-    endedBy cancellation: CallCancellation? = nil, onQueued: () -> Void = {}
+    endedBy cancellation: CallCancellation? = nil, raisedBy callers: SharedCallers? = nil,
+    onQueued: () -> Void = {}
   ) async throws -> (permit: Permit, waited: Duration?) {
     let origin = Self.origin(of: url)
     let id = state.withLock { state in
@@ -126,27 +175,30 @@ final class CallLimiter: Sendable {
       return state.nextID
     }
     try refuseHeldPast(deadline, for: url)
-    let disarm = deadline?.whenExpired { [self] in
-      abandon(id, with: APIError.timedOut)
+    // The waiter is queued before its deadline is armed, and the deadline is checked once
+    // armed: a deadline that passes at any point finds the waiter to end.
+    var disarm: (@Sendable () -> Void)?
+    defer {
+      disarm?()
+      _ = callers?.onRaise(nil)
     }
     // The client cancels the call before it is queued (seen under the lock below) or after
     // (this finds it).
     let disarmCancel = cancellation?.onCancel { [self] in
       abandon(id, with: CancellationError())
     }
-    defer {
-      disarm?()
-      disarmCancel?()
-    }
+    defer { disarmCancel?() }
     var queued: Stopwatch?
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (resume: CheckedContinuation<Void, any Error>) in
+        let priority =
+          callers?.onRaise { [weak self] raised in
+            self?.state.withLock { $0.raise(id, to: raised) }
+          } ?? priority
         let waiter = Waiter(id: id, origin: origin, priority: priority, resume: resume)
         let cancelled = state.withLock { state -> Bool in
           guard !Task.isCancelled, cancellation?.isCancelled != true else { return true }
-          let index =
-            state.waiters.firstIndex { $0.priority < priority } ?? state.waiters.endIndex
-          state.waiters.insert(waiter, at: index)
+          state.insert(waiter)
           return false
         }
         if cancelled {
@@ -156,12 +208,22 @@ final class CallLimiter: Sendable {
         if !grant(checking: id) {
           queued = Stopwatch(clock)
           onQueued()
+          if let deadline {
+            disarm = deadline.whenExpired { [self] in abandon(id, with: APIError.timedOut) }
+            if deadline.remaining <= .zero { abandon(id, with: APIError.timedOut) }
+          }
         }
       }
     } onCancel: {
       abandon(id, with: CancellationError())
     }
-    return (Permit(self, origin: origin), queued?.elapsed)
+    let permit = Permit(self, origin: origin)
+    // Cancelled as the slot came: nothing is sent, and the slot goes to the next call.
+    if Task.isCancelled || cancellation?.isCancelled == true {
+      permit.release()
+      throw CancellationError()
+    }
+    return (permit, queued?.elapsed)
   }
 
   /// Fail at once, saying why, when a server's pause or window (or the rate) holds `url`'s host
@@ -224,7 +286,7 @@ final class CallLimiter: Sendable {
   /// Whether `lane` holds nothing back at `now`: no call, no pause, no window, a full bucket.
   private func isIdle(_ lane: inout Lane, now: Duration) -> Bool {
     guard lane.active == 0, start(&lane, now: now, ignoringSlots: true) == .now,
-      lane.pausedUntil == nil, lane.quota == nil
+      lane.pausedUntil == nil, lane.quotas.isEmpty
     else { return false }
     return limits.rate.map { lane.tokens >= Double($0.count) } ?? true
   }
@@ -239,6 +301,7 @@ final class CallLimiter: Sendable {
       state -> ([Waiter], Duration?, Bool) in
       var started: [Waiter] = []
       var wakeAt: Duration?
+      defer { state.passed(by: started.map(\.priority)) }
       var index = 0
       while index < state.waiters.count {
         if let most = limits.maximumCalls, state.active >= most { break }
@@ -264,24 +327,32 @@ final class CallLimiter: Sendable {
   }
 
   /// Look again at `time` (unless a look is due sooner already).
+  ///
+  /// The timer counts from now, read here (``schedule(after:on:_:)`` reads the clock before any
+  /// task starts), so that a pause ends on time however long a task takes to start.
   private func wake(at time: Duration) {
-    let clock = clock
-    let now = epoch.elapsed
-    let replaced = state.withLock { state -> Task<Void, Never>? in
-      if let wake = state.wake, wake.at <= time { return nil }
-      let previous = state.wake?.task
-      let task = Task { [weak self] in
-        try? await clock.sleep(for: time - now)
-        guard !Task.isCancelled, let self else { return }
-        self.state.withLock { state in
-          if state.wake?.at == time { state.wake = nil }
-        }
-        self.grant()
-      }
-      state.wake = (time, task)
-      return previous
+    let (due, replaced) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+      if let wake = state.wake, wake.at <= time { return (false, nil) }
+      // Taken now, so that a concurrent look for a later time arms no second timer.
+      defer { state.wake = (time, {}) }
+      return (true, state.wake?.cancel)
     }
-    replaced?.cancel()
+    guard due else { return }
+    replaced?()
+    let cancel = schedule(after: time - epoch.elapsed, on: clock) { [weak self] in
+      guard let self else { return }
+      self.state.withLock { state in
+        if state.wake?.at == time { state.wake = nil }
+      }
+      self.grant()
+    }
+    // Fired already, or replaced by a look due sooner: nothing to keep.
+    let unneeded = state.withLock { state -> Bool in
+      guard state.wake?.at == time else { return true }
+      state.wake = (time, cancel)
+      return false
+    }
+    if unneeded { cancel() }
   }
 
   private func newLane(now: Duration) -> Lane {
@@ -295,12 +366,9 @@ final class CallLimiter: Sendable {
     if let paused = lane.pausedUntil {
       if paused <= now { lane.pausedUntil = nil } else { later = paused }
     }
-    if let quota = lane.quota {
-      if quota.resetAt <= now {
-        lane.quota = nil
-      } else if quota.remaining <= 0 {
-        later = max(later ?? quota.resetAt, quota.resetAt)
-      }
+    lane.quotas.removeAll { $0.resetAt <= now }
+    for quota in lane.quotas where quota.remaining <= 0 {
+      later = max(later ?? quota.resetAt, quota.resetAt)
     }
     if let rate = limits.rate {
       let perToken = rate.interval / rate.count
@@ -323,11 +391,15 @@ final class CallLimiter: Sendable {
   private func take(_ lane: inout Lane) {
     lane.active += 1
     if limits.rate != nil { lane.tokens -= 1 }
-    if let quota = lane.quota { lane.quota = (quota.remaining - 1, quota.resetAt) }
+    for index in lane.quotas.indices { lane.quotas[index].remaining -= 1 }
   }
 
   /// Learn from a response's head what its server allows: a `Retry-After` on a `429` or `503`
-  /// pauses the lane; a `RateLimit` field sets how many more calls its window allows.
+  /// pauses the lane; a `RateLimit` field sets how many more calls each of its policies allows
+  /// before its window ends (every policy counts).
+  /// - Parameters:
+  ///   - head: The response's head.
+  ///   - url: The URL that answered (after redirects, the last).
   func observe(_ head: HTTPResponse, for url: URL) {
     guard limits.followsServerLimits else { return }
     let now = epoch.elapsed
@@ -336,18 +408,18 @@ final class CallLimiter: Sendable {
       ? head.headers["Retry-After"].flatMap {
         RetryPolicy(maxRetryAfter: limits.longestPause).retryAfter($0, now: Date())
       } : nil
-    let quota = ServerRateLimit(head.headers).map { limit in
-      (limit.remaining, now + min(limit.reset, limits.longestPause))
+    let quotas = ServerRateLimit.policies(head.headers).compactMap { limit in
+      limit.reset.map { (limit.remaining, now + min($0, limits.longestPause)) }
     }
-    guard pause != nil || quota != nil else { return }
+    guard pause != nil || !quotas.isEmpty else { return }
     let origin = Self.origin(of: url)
     state.withLock { state in
       var lane = state.lanes[origin] ?? newLane(now: now)
       if let pause {
         lane.pausedUntil = max(lane.pausedUntil ?? now + pause, now + pause)
       }
-      if let quota {
-        lane.quota = quota
+      if !quotas.isEmpty {
+        lane.quotas = quotas
       }
       state.lanes[origin] = lane
     }

@@ -14,16 +14,22 @@ import Foundation
 /// until its answer has arrived (a buffered call's whole body; a streamed call's head, so that a
 /// long stream, a download or an event stream never keeps other calls waiting). A retry waits
 /// for a slot again; its backoff holds none. Calls wait by ``CallPriority``, then in the order
-/// they came; a call that cannot start because its host is at its limit (or paused) does not
-/// hold up calls to other hosts. A waiting call's deadline counts, and a cancelled one (its
-/// task, or ``APIClient/cancelAll()``) never starts.
+/// they came (a call passed over 8 times moves up a level: see ``CallPriority``); a call that
+/// cannot start because its host is at its limit (or paused) does not hold up calls to other
+/// hosts. A waiting call's deadline counts, and a cancelled one (its task, or
+/// ``APIClient/cancelAll()``), even one cancelled just as its slot comes, is never sent. A shared
+/// exchange (``APIClient/Configuration/sharesInFlightRequests``) waits at the highest priority
+/// among its callers.
 ///
 /// The server can slow the client down: with ``followsServerLimits`` (the default), a `429` or
 /// `503` with `Retry-After` pauses every call to that host until then (at most
-/// ``longestPause``), not only the call that got it, and the `RateLimit` field
-/// (draft-ietf-httpapi-ratelimit-headers: `RateLimit: "default";r=0;t=30`) or the older
-/// `RateLimit-Remaining` with `RateLimit-Reset` caps how many calls go to the host before the
-/// window it names ends. A call that such a pause or cap would hold past its deadline fails at
+/// ``longestPause``), not only the call that got it (after a redirect, the host that answered),
+/// and the `RateLimit` field (draft-ietf-httpapi-ratelimit-headers: `RateLimit:
+/// "default";r=0;t=30`) or the older `RateLimit-Remaining` with `RateLimit-Reset` caps how many
+/// calls go to the host before the window it names ends. Every policy the field lists counts,
+/// each until its own window ends; a policy without `t` holds nothing back; a field that is not a
+/// valid Structured Field List is ignored, an item without a valid `r` alone, and so is a
+/// response with a positive `Age`. A call that such a pause or cap would hold past its deadline fails at
 /// once with ``APIError/timedOut(_:)``, whose ``APIError/Context/rateLimitWait`` says how long it
 /// would have waited.
 public struct CallLimits: Sendable, Hashable {
@@ -80,6 +86,13 @@ public struct RequestRate: Sendable, Hashable {
 }
 
 /// Which waiting calls start first when a client's ``CallLimits`` hold some back.
+///
+/// Higher priorities start first, and calls of one priority in the order they came, with one
+/// exception that keeps a steady stream of higher calls from holding a lower one back for ever:
+/// a waiting call that 8 calls of a higher priority have started ahead of moves up one level
+/// (``background`` to ``normal``, ``normal`` to ``userInitiated``), and counts again from there.
+/// It keeps its place by arrival among the calls of its new level, so under any load it starts
+/// after at most 16 such calls plus those of the top level that came before it.
 public enum CallPriority: Int, Sendable, Hashable, Comparable, CaseIterable {
   /// Work the user is not waiting for: prefetching, syncing in the background.
   case background = 0

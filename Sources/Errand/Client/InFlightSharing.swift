@@ -9,6 +9,8 @@ import Foundation
 final class InFlightSharing: Sendable {
   private struct Shared {
     let token: UInt64
+    /// Its callers' priority and listeners.
+    let callers: SharedCallers
     /// The exchange, once started.
     var task: Task<Void, Never>?
     /// Who waits for its answer, by number.
@@ -56,9 +58,12 @@ final class InFlightSharing: Sendable {
 
   /// The answer of the exchange in flight for `key`, or of a new one that `exchange` runs;
   /// within `deadline`, and until the calling task is cancelled (or its client cancels the call,
-  /// `cancellation`), which ends this caller's wait at once.
+  /// `cancellation`), which ends this caller's wait at once. `callers`, the caller's priority
+  /// and listeners, become the new exchange's, or join those of the one in flight (raising the
+  /// priority it waits at, relaying its events).
   func share(
-    _ key: String, deadline: RequestDeadline?, endedBy cancellation: CallCancellation? = nil,
+    _ key: String, callers: SharedCallers, deadline: RequestDeadline?,
+    endedBy cancellation: CallCancellation? = nil,
     exchange: @escaping @Sendable () async throws -> HTTPResponse
   ) async throws -> HTTPResponse {
     let waiter = state.withLock { state in
@@ -68,7 +73,7 @@ final class InFlightSharing: Sendable {
     let wait: @Sendable () async throws -> HTTPResponse = { [self] in
       try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { resume in
-          join(key, waiter: waiter, resume, exchange: exchange)
+          join(key, waiter: waiter, callers, resume, exchange: exchange)
         }
       } onCancel: {
         leave(key, waiter: waiter)
@@ -81,29 +86,31 @@ final class InFlightSharing: Sendable {
 
   /// Wait for `key`'s exchange, starting it when there is none.
   private func join(
-    _ key: String, waiter: UInt64, _ resume: CheckedContinuation<HTTPResponse, any Error>,
+    _ key: String, waiter: UInt64, _ callers: SharedCallers,
+    _ resume: CheckedContinuation<HTTPResponse, any Error>,
     exchange: @escaping @Sendable () async throws -> HTTPResponse
   ) {
     enum Joined {
-      case cancelled, waits
+      case cancelled
+      case waits(SharedCallers)
       case starts(UInt64)
     }
     let joined = state.withLock { state -> Joined in
       guard !Task.isCancelled else { return .cancelled }
-      if state.shared[key] != nil {
+      if let shared = state.shared[key] {
         state.shared[key]?.waiters[waiter] = resume
-        return .waits
+        return .waits(shared.callers)
       }
       let token = state.next
       state.next += 1
-      state.shared[key] = Shared(token: token, waiters: [waiter: resume])
+      state.shared[key] = Shared(token: token, callers: callers, waiters: [waiter: resume])
       return .starts(token)
     }
     switch joined {
     case .cancelled:
       resume.resume(throwing: CancellationError())
-    case .waits:
-      break
+    case .waits(let shared):
+      shared.join(callers)
     case .starts(let token):
       let task = Task { [weak self] in
         let result: Result<HTTPResponse, any Error>

@@ -1,61 +1,75 @@
 import Foundation
 
-/// What a server says of its rate limit in a response's fields: how many more requests its
-/// current window allows, and when the window ends (from now).
+/// What a server says of one of its rate-limit policies in a response's fields: how many more
+/// requests its current window allows, and when the window ends (from now), where it says.
 ///
-/// Read from `RateLimit` (draft-ietf-httpapi-ratelimit-headers, §3: a list of
-/// `"policy";r=<remaining>;t=<seconds>`; the most restrictive item counts), or from the older
-/// drafts' `RateLimit-Remaining` and `RateLimit-Reset` (delta-seconds). A field that does not
-/// parse is ignored, as the draft says.
+/// Read from `RateLimit` (draft-ietf-httpapi-ratelimit-headers, §4: a Structured Field List of
+/// service limits, `"policy";r=<remaining>;t=<seconds>`, possibly over several field lines), or
+/// from the older drafts' `RateLimit-Remaining` and `RateLimit-Reset` (delta-seconds):
+/// - every policy listed counts (§4: each item is the service limit of one policy): a client
+///   sends no more than each allows before each window ends;
+/// - `r` is required, a non-negative Integer; `t` is optional, a non-negative Integer (a policy
+///   without it names no window, so nothing waits for its end);
+/// - a field that is not a valid Structured Field List (a `+` sign, a trailing comma, sixteen
+///   digits...) is ignored whole (§5, "Malformed RateLimit header fields MUST be ignored"; RFC
+///   9651, §4.2); an item that parses but breaks the rules above (no `r`, a negative or
+///   fractional value, an inner list) is ignored alone, the other policies still count;
+/// - a response with a positive `Age` (served by a cache on the way) tells nothing current and
+///   is ignored (§5, Caching).
 struct ServerRateLimit: Equatable {
+  /// The policy's name.
+  let policy: String
   let remaining: Int
-  let reset: Duration
+  /// `nil` when the server names no window.
+  let reset: Duration?
 
-  init?(_ headers: HTTPHeaders) {
-    if let field = headers["RateLimit"],
-      let parsed = Self.items(field).min(by: {
-        $0.remaining < $1.remaining
-      })
-    {
-      self = parsed
-    } else if let remaining = headers["RateLimit-Remaining"].flatMap(Self.number),
-      let reset = headers["RateLimit-Reset"].flatMap(Self.number)
-    {
-      self.init(remaining: remaining, reset: .seconds(reset))
-    } else {
-      return nil
-    }
-  }
+  /// The most policies read from one response.
+  static let mostPolicies = 16
 
-  init(remaining: Int, reset: Duration) {
+  init(policy: String, remaining: Int, reset: Duration?) {
+    self.policy = policy
     self.remaining = remaining
     self.reset = reset
   }
 
-  /// The items of a `RateLimit` field that carry both `r` and `t` as non-negative integers.
-  private static func items(_ field: String) -> [ServerRateLimit] {
-    field.split(separator: ",").compactMap { item in
-      var remaining: Int?
-      var reset: Int?
-      for parameter in item.split(separator: ";").dropFirst() {
-        let pair = parameter.split(separator: "=", maxSplits: 1)
-        guard pair.count == 2 else { continue }
-        let key = pair[0].trimmingCharacters(in: .whitespaces)
-        let value = number(String(pair[1]))
-        if key == "r" { remaining = value }
-        if key == "t" { reset = value }
-      }
-      guard let remaining, let reset else { return nil }
-      return ServerRateLimit(remaining: remaining, reset: .seconds(reset))
+  /// The policies `headers` carry, as the rules above read them.
+  static func policies(_ headers: HTTPHeaders) -> [ServerRateLimit] {
+    if let age = headers["Age"].flatMap(number), age > 0 { return [] }
+    let lines = headers.values(for: "RateLimit")
+    if !lines.isEmpty {
+      guard let list = StructuredFieldList(lines: lines) else { return [] }
+      return Array(list.members.compactMap(Self.init(member:)).prefix(mostPolicies))
     }
+    guard let remaining = headers["RateLimit-Remaining"].flatMap(number),
+      let reset = headers["RateLimit-Reset"].flatMap(number)
+    else { return [] }
+    return [ServerRateLimit(policy: "", remaining: remaining, reset: .seconds(reset))]
   }
 
-  /// A non-negative integer of at most 15 digits (a Structured Field Integer), else `nil`.
+  /// A service limit item (§4.1), or `nil` when it breaks the rules.
+  private init?(member: StructuredFieldList.Member) {
+    let policy: String
+    switch member.item {
+    case .string(let name), .token(let name): policy = name
+    default: return nil
+    }
+    guard case .integer(let remaining) = member.parameters["r"], remaining >= 0 else {
+      return nil
+    }
+    var reset: Duration?
+    if let value = member.parameters["t"] {
+      guard case .integer(let seconds) = value, seconds >= 0 else { return nil }
+      reset = .seconds(seconds)
+    }
+    self.init(policy: policy, remaining: remaining, reset: reset)
+  }
+
+  /// Delta-seconds: one to fifteen ASCII digits (no sign, no space inside), else `nil`.
   private static func number(_ text: String) -> Int? {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
-    guard !trimmed.isEmpty, trimmed.count <= 15, trimmed.allSatisfy(\.isASCII),
-      let value = Int(trimmed), value >= 0
+    guard (1...15).contains(trimmed.utf8.count),
+      trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
     else { return nil }
-    return value
+    return Int(trimmed)
   }
 }

@@ -6,6 +6,10 @@ import Foundation
 /// does no work for events.
 ///
 /// Middleware and transports reach it through ``RequestContext/events``.
+///
+/// A shared exchange (``APIClient/Configuration/sharesInFlightRequests``) posts to a relay
+/// instead (``init(relayingTo:)``): each of its callers' sinks posts the event as its own,
+/// numbered, stamped and redacted as that call's.
 package final class CallEventSink: Sendable {
   private let id: UInt64
   private let endpoint: String
@@ -13,6 +17,26 @@ package final class CallEventSink: Sendable {
   private let stopwatch: Stopwatch
   private let redaction: Redaction
   private let state = Locked(State())
+  /// The sinks a relay posts to, and what it posted so far; `nil` for a call's own sink.
+  private let relayed: Locked<Relayed>?
+
+  /// What a relay posts to each caller's sink.
+  private enum Relayable {
+    case post(CallEvent.Kind)
+    case attemptStarted
+    case responseHead(HTTPResponse)
+    case redirectFollowed(status: Int, location: URL)
+    case redirectRefused(description: String)
+  }
+
+  private struct Relayed {
+    var sinks: [CallEventSink] = []
+    /// Posted so far, for a caller that joins later: at most ``relayHistory``.
+    var history: [Relayable] = []
+  }
+
+  /// How many of a shared exchange's events a caller that joins late hears first.
+  static let relayHistory = 64
 
   private struct State {
     var attempts = 0
@@ -37,11 +61,55 @@ package final class CallEventSink: Sendable {
     self.dispatchers = dispatchers
     self.stopwatch = Stopwatch(clock)
     self.redaction = redaction
+    relayed = nil
     post(.callStarted)
+  }
+
+  /// A relay for a shared exchange, posting first to `sink`, its first caller's.
+  init(relayingTo sink: CallEventSink) {
+    id = sink.id
+    endpoint = sink.endpoint
+    dispatchers = []
+    stopwatch = sink.stopwatch
+    redaction = sink.redaction
+    relayed = Locked(Relayed(sinks: [sink]))
+  }
+
+  /// A relay posts to `sink` too from now on, after what it posted so far.
+  func relay(to sink: CallEventSink) {
+    relayed?.withLock { relayed in
+      guard !relayed.sinks.contains(where: { $0 === sink }) else { return }
+      relayed.sinks.append(sink)
+      for event in relayed.history { sink.apply(event) }
+    }
+  }
+
+  /// Post `event` to every sink of a relay (under its lock, so that a sink that joins hears
+  /// every event once and in order).
+  /// - Returns: Whether this is a relay.
+  private func relaying(_ event: Relayable) -> Bool {
+    guard let relayed else { return false }
+    relayed.withLock { relayed in
+      if relayed.history.count < Self.relayHistory { relayed.history.append(event) }
+      for sink in relayed.sinks { sink.apply(event) }
+    }
+    return true
+  }
+
+  private func apply(_ event: Relayable) {
+    switch event {
+    case .post(let kind): post(kind)
+    case .attemptStarted: attemptStarted()
+    case .responseHead(let head): responseHead(head)
+    case .redirectFollowed(let status, let location):
+      redirectFollowed(status: status, location: location)
+    case .redirectRefused(let description): redirectRefused(description: description)
+    }
   }
 
   /// Post an event to every listener.
   package func post(_ kind: CallEvent.Kind) {
+    if relaying(.post(kind)) { return }
     let event = CallEvent(callID: id, endpoint: endpoint, elapsed: stopwatch.elapsed, kind: kind)
     for dispatcher in dispatchers {
       dispatcher.post(event)
@@ -61,6 +129,7 @@ package final class CallEventSink: Sendable {
 
   /// An attempt goes to the transport.
   func attemptStarted() {
+    if relaying(.attemptStarted) { return }
     let number = state.withLock {
       $0.attempts += 1
       return $0.attempts
@@ -70,7 +139,23 @@ package final class CallEventSink: Sendable {
 
   /// A head arrived.
   func responseHead(_ response: HTTPResponse) {
+    if relaying(.responseHead(HTTPResponse(status: response.status, headers: response.headers))) {
+      return
+    }
     post(.responseHead(status: response.status, headers: redaction.redact(response.headers)))
+  }
+
+  /// The transport followed a redirect to `location` (posted with its secrets hidden).
+  package func redirectFollowed(status: Int, location: URL) {
+    if relaying(.redirectFollowed(status: status, location: location)) { return }
+    post(.redirectFollowed(status: status, location: redacted(location)))
+  }
+
+  /// The transport refused a redirect, for the reason `description` says (posted with every URL
+  /// in it redacted).
+  package func redirectRefused(description: String) {
+    if relaying(.redirectRefused(description: description)) { return }
+    post(.redirectRefused(reason: redacted(text: description)))
   }
 
   /// A location, with its secrets hidden.

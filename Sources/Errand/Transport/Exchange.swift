@@ -45,6 +45,8 @@ public struct Exchange: Sendable {
   /// How the call's client ends it (``APIClient/cancelAll()``) when the call runs in its
   /// caller's task; `nil` when it runs in a task of its own, which is cancelled instead.
   package var cancellation: CallCancellation?
+  /// The callers of a shared exchange: the limiter waits at their highest priority.
+  var callers: SharedCallers?
 
   /// An exchange outside any client: for a test of a transport, or a transport that calls
   /// another one.
@@ -115,14 +117,12 @@ public struct Exchange: Sendable {
   ///   - status: The redirect's status.
   ///   - location: Where it leads.
   public func redirectFollowed(status: Int, location: URL) {
-    guard let events else { return }
-    events.post(.redirectFollowed(status: status, location: events.redacted(location)))
+    events?.redirectFollowed(status: status, location: location)
   }
 
   /// Tell the call's listeners that the transport refused a redirect.
   /// - Parameter error: Why: listeners hear its description, every URL in it redacted.
   public func redirectRefused(_ error: any Error) {
-    guard let events else { return }
-    events.post(.redirectRefused(reason: events.redacted(text: error.localizedDescription)))
+    events?.redirectRefused(description: error.localizedDescription)
   }
 }

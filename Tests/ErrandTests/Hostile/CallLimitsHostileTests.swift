@@ -3,12 +3,14 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Errand
+@_spi(Transports) @testable import Errand
 
 /// Attacks on `CallLimits`: limits of zero or less, a storm of calls half of which are cancelled
 /// while they wait, a waiter that times out, lanes for hosts the client no longer calls, and a
 /// hostile server's `Retry-After` and `RateLimit` values (far-future and past dates, numbers
-/// too large for an `Int`, windows of no time). All on a `TestClock`.
+/// too large for an `Int`, windows of no time), a timer task that starts late, a deadline that
+/// passes as a call queues, a call cancelled as it gets its slot, a pause from a redirected
+/// answer, and a steady stream of higher-priority calls. All on a `TestClock`.
 @Suite(.timeLimit(.minutes(2))) struct CallLimitsHostileTests {
   static let base = url("https://api.example.com/v1/")
 
@@ -183,5 +185,132 @@ import Testing
     }
     #expect(try await later.value.status == 200)
     #expect(await stub.requests.count == 2)
+  }
+
+  static let host = url("https://api.example.com/v1/dogs")
+
+  /// A server's pause ends when it says, however late the task that wakes the waiting calls
+  /// starts: its timer counts from when it was armed. (Before the fix it counted from when its
+  /// task ran, here 10 s late, and the pause ended at 40 s.)
+  @Test func aPauseEndsOnTimeHoweverLateItsTimerTaskStarts() async throws {
+    let base = TestClock()
+    let clock = SkewedClock(base, lag: .seconds(10))
+    clock.markOnTime()
+    let limiter = CallLimiter(limits: CallLimits(), clock: clock)
+    limiter.observe(HTTPResponse(status: 429, headers: ["Retry-After": "30"]), for: Self.host)
+    let waiter = Task {
+      clock.markOnTime()
+      let (permit, waited) = try await limiter.acquire(
+        for: Self.host, priority: .normal, deadline: nil)
+      permit.release()
+      return waited
+    }
+    defer { waiter.cancel() }
+    try #require(await base.waitForSleeper(dueIn: .seconds(30)), "woken at 30 s")
+    await base.advance(by: .seconds(30))
+    #expect(try await waiter.value == .seconds(30))
+  }
+
+  /// A waiting call whose deadline has passed by the time it is queued ends at once with
+  /// `timedOut`, even when the timer that would end it fires late (here: not until the clock
+  /// moves again). Before the fix it waited for the timer, and here for ever.
+  @Test func aWaiterWhoseDeadlinePassedAsItQueuedEndsAtOnce() async throws {
+    let base = TestClock()
+    let clock = SkewedClock(base, pastDeadlinesWait: true)
+    let limiter = CallLimiter(limits: CallLimits(maximumCalls: 1), clock: clock)
+    let (held, _) = try await limiter.acquire(for: Self.host, priority: .normal, deadline: nil)
+    defer { held.release() }
+    let deadline = RequestDeadline(timeout: .seconds(5), clock: clock)
+    await base.advance(by: .seconds(5))
+    let waiter = Task {
+      try await limiter.acquire(for: Self.host, priority: .normal, deadline: deadline).permit
+    }
+    let ended = Locked(false)
+    let watcher = Task {
+      _ = await waiter.result
+      ended.withLock { $0 = true }
+    }
+    #expect(await eventually { ended.withLock { $0 } }, "ended at once")
+    waiter.cancel()
+    await watcher.value
+    let error = await #expect(throws: APIError.self) { _ = try await waiter.value }
+    #expect(error?.kind == .timedOut)
+    #expect(limiter.waitingCount == 0)
+  }
+
+  /// A call cancelled just as it is given its slot (after the grant, before its task runs on)
+  /// sends nothing and gives the slot back at once. Before the fix it went on with the slot.
+  @Test func aCallCancelledAsItGetsItsSlotGivesItBack() async throws {
+    guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else { return }
+    let limiter = CallLimiter(limits: CallLimits(maximumCalls: 1), clock: TestClock())
+    let (held, _) = try await limiter.acquire(for: Self.host, priority: .normal, deadline: nil)
+    let executor = HeldExecutor()
+    let waiter = Task(executorPreference: executor) {
+      try await limiter.acquire(for: Self.host, priority: .normal, deadline: nil).permit
+    }
+    #expect(await eventually { limiter.waitingCount == 1 })
+    executor.hold()
+    held.release()
+    #expect(await eventually { executor.heldCount == 1 }, "granted, not yet running")
+    waiter.cancel()
+    executor.release()
+    let result = await waiter.result
+    #expect(throws: CancellationError.self) { _ = try result.get() }
+    if case .success(let permit) = result { permit.release() }
+    let (next, waited) = try await limiter.acquire(
+      for: Self.host, priority: .normal, deadline: nil)
+    #expect(waited == nil, "the slot came back")
+    next.release()
+  }
+
+  /// A `429` with `Retry-After` that a redirect led to pauses the host that answered, not the
+  /// one the request went to first.
+  @Test func aPauseFromARedirectedAnswerHoldsTheHostThatAnswered() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    let moved = url("https://other.example.com/moved")
+    await stub.on(
+      .get, "/v1/first",
+      .response(HTTPResponse(status: 429, headers: ["Retry-After": "30"], url: moved)))
+    await stub.on(.get, "/v1/later", .json(["ok"]))
+    await stub.on(.get, "/moved", .json(["ok"]))
+    let client = Self.client(stub, CallLimits(), clock: clock)
+    _ = try await Self.get(client, "first").value
+    let other = Self.get(client, moved.absoluteString)
+    defer { other.cancel() }
+    try #require(await clock.waitForSleeper(dueIn: .seconds(30)), "the host that answered waits")
+    #expect(try await Self.get(client, "later").value.status == 200, "the first host does not")
+    await clock.advance(by: .seconds(30))
+    #expect(try await other.value.status == 200)
+    #expect(await stub.requests.map(\.url.lastPathComponent) == ["first", "later", "moved"])
+  }
+
+  /// Under a steady stream of user-initiated calls through one slot, a background call still
+  /// starts: passed over `promotionAfter` times it moves up a level, then again, and then goes
+  /// before the user-initiated calls that came after it. Before the fix it never started.
+  @Test func aBackgroundCallIsNotStarvedByAStreamOfHigherOnes() async throws {
+    let server = CallLimitsTests.Server()
+    let client = Self.client(await CallLimitsTests.stub(server), CallLimits(maximumCalls: 1))
+    let limiter = try #require(client.limiter)
+    var calls = [CallLimitsTests.call(client, "u0", priority: .userInitiated)]
+    #expect(await eventually { server.waiting == 1 })
+    let background = CallLimitsTests.call(client, "background", priority: .background)
+    #expect(await eventually { limiter.waitingCount == 1 })
+    let bound = 2 * CallLimiter.promotionAfter + 1
+    for round in 1...bound + 1 {
+      // Always a user-initiated call waiting beside it when the slot frees.
+      calls.append(CallLimitsTests.call(client, "u\(round)", priority: .userInitiated))
+      #expect(await eventually { limiter.waitingCount == 2 })
+      server.releaseOne()
+      #expect(await eventually { server.waiting == 1 })
+      if server.order.contains("background") { break }
+    }
+    let started = server.order.firstIndex(of: "background")
+    #expect(started.map { $0 <= bound } == true, "started after \(server.order.count) calls")
+    // Cancelled, the waiting calls never start; the one the server holds is let go.
+    for call in calls + [background] { call.cancel() }
+    #expect(await eventually { limiter.waitingCount == 0 })
+    server.releaseAll()
+    for call in calls + [background] { _ = await call.result }
   }
 }

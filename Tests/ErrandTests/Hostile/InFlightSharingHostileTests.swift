@@ -8,7 +8,8 @@ import Testing
 /// Attacks on shared in-flight `GET`s: credentials a middleware adds after the endpoint was
 /// built, headers that change the answer, one caller's timeout reaching the exchange the others
 /// wait for, a shared call on a host the server has paused, and priorities across a shared
-/// exchange. All on a `TestClock`.
+/// exchange (the exchange waits at its highest caller's priority), and what each caller's
+/// listeners hear of the exchange. All on a `TestClock`.
 @Suite(.timeLimit(.minutes(1))) struct InFlightSharingHostileTests {
   static let base = url("https://api.example.com/v1/")
 
@@ -149,5 +150,64 @@ import Testing
     server.releaseOne()
     #expect(try await next.value == ["ok"])
     #expect(server.order == ["holder", "next"])
+  }
+
+  /// A shared exchange waits for its slot at the highest priority among its callers: a
+  /// background call that a user-initiated one joins starts before a normal call that came
+  /// first. (Before the fix it waited at its first caller's, background, and went last.)
+  @Test func aSharedExchangeWaitsAtItsHighestCallersPriority() async throws {
+    let server = CallLimitsTests.Server()
+    let stub = await CallLimitsTests.stub(server)
+    let client = Self.client(stub, limits: CallLimits(maximumCalls: 1))
+    let limiter = try #require(client.limiter)
+    let holder = Self.dogs(client) { $0.path = "holder" }
+    #expect(await eventually { server.waiting == 1 })
+    let normal = Self.dogs(client) { $0.path = "normal" }
+    #expect(await eventually { limiter.waitingCount == 1 })
+    let background = Self.dogs(client) { $0.priority = .background }
+    #expect(await eventually { limiter.waitingCount == 2 })
+    let urgent = Self.dogs(client) { $0.priority = .userInitiated }
+    // The holder's, the normal call's and the two sharing `dogs`.
+    #expect(await eventually { client.sharing?.waitingCount == 4 })
+    for _ in 0..<3 {
+      #expect(await eventually { server.waiting == 1 })
+      server.releaseOne()
+    }
+    for call in [holder, normal, background, urgent] { #expect(try await call.value == ["ok"]) }
+    #expect(server.order == ["holder", "dogs", "normal"])
+  }
+
+  /// Every caller of a shared exchange hears its events as its own: the wait for a slot, the
+  /// attempt, the head, then its own end (before the fix, a caller that joined heard only its
+  /// start, its request and its end).
+  @Test func everyCallerOfASharedExchangeHearsItsEvents() async throws {
+    let server = CallLimitsTests.Server()
+    let stub = await CallLimitsTests.stub(server)
+    let recorder = RecordingListener()
+    var configuration = APIClient.Configuration(timeout: nil, clock: TestClock())
+    configuration.sharesInFlightRequests = true
+    configuration.callLimits = CallLimits(maximumCalls: 1)
+    configuration.eventListeners = [recorder]
+    let client = APIClient(baseURL: Self.base, transport: stub, configuration: configuration)
+    let holder = Self.dogs(client) { $0.path = "holder" }
+    #expect(await eventually { server.waiting == 1 })
+    let first = Self.dogs(client)
+    #expect(await eventually { client.limiter?.waitingCount == 1 })
+    let joiner = Self.dogs(client)
+    // The holder's and the two sharing `dogs`.
+    #expect(await eventually { client.sharing?.waitingCount == 3 })
+    server.releaseOne()
+    #expect(await eventually { server.waiting == 1 })
+    server.releaseOne()
+    for call in [holder, first, joiner] { #expect(try await call.value == ["ok"]) }
+    let names = await recorder.eventNames(ofCalls: 3)
+    let expected = [
+      "callStarted", "requestBuilt", "callQueued", "callDequeued", "attemptStarted",
+      "responseHead", "callEnded",
+    ]
+    // Calls are numbered as they begin: the holder's first, then the two sharing.
+    let sharing = names.keys.sorted().dropFirst()
+    #expect(names.count == 3)
+    for call in sharing { #expect(names[call] == expected, "call \(call)") }
   }
 }

@@ -8,28 +8,7 @@ import Testing
 /// A server's `Retry-After` and `RateLimit` fields hold its host back for every call, and the
 /// client's own rate spaces calls out, on the client's clock; a wait past a call's deadline
 /// fails it at once, saying why.
-@Suite(.timeLimit(.minutes(1))) struct CallRateLimitTests {
-  static let base = url("https://api.example.com/v1/")
-
-  static func client(
-    _ stub: StubTransport, _ limits: CallLimits = CallLimits(), clock: TestClock
-  ) -> APIClient {
-    var configuration = APIClient.Configuration(timeout: nil, clock: clock)
-    configuration.callLimits = limits
-    return APIClient(baseURL: base, transport: stub, configuration: configuration)
-  }
-
-  static func get(_ client: APIClient, _ target: String, timeout: Duration? = nil)
-    -> Task<HTTPResponse, any Error>
-  {
-    var endpoint = Endpoint<Data>(path: target, decoding: .data).accepting(200..<600)
-    if target.hasPrefix("https://") {
-      endpoint.url = url(target)
-    }
-    endpoint.timeout = timeout
-    return Task { try await client.response(for: endpoint).response }
-  }
-
+@Suite(.timeLimit(.minutes(1))) struct CallRateLimitTests: LimitedCallSuite {
   /// What holds the host back, as the server says it.
   enum Hold: String, CaseIterable, CustomTestStringConvertible {
     case retryAfter429, retryAfter503, rateLimitExhausted, olderRateLimitFields

@@ -11,28 +11,7 @@ import Testing
 /// too large for an `Int`, windows of no time), a timer task that starts late, a deadline that
 /// passes as a call queues, a call cancelled as it gets its slot, a pause from a redirected
 /// answer, and a steady stream of higher-priority calls. All on a `TestClock`.
-@Suite(.timeLimit(.minutes(2))) struct CallLimitsHostileTests {
-  static let base = url("https://api.example.com/v1/")
-
-  static func client(
-    _ stub: StubTransport, _ limits: CallLimits, clock: TestClock = TestClock()
-  ) -> APIClient {
-    var configuration = APIClient.Configuration(timeout: nil, clock: clock)
-    configuration.callLimits = limits
-    return APIClient(baseURL: base, transport: stub, configuration: configuration)
-  }
-
-  static func get(_ client: APIClient, _ target: String, timeout: Duration? = nil)
-    -> Task<HTTPResponse, any Error>
-  {
-    var endpoint = Endpoint<Data>(path: target, decoding: .data).accepting(200..<600)
-    if target.hasPrefix("https://") {
-      endpoint.url = url(target)
-    }
-    endpoint.timeout = timeout
-    return Task { try await client.response(for: endpoint).response }
-  }
-
+@Suite(.timeLimit(.minutes(2))) struct CallLimitsHostileTests: LimitedCallSuite {
   /// Limits of zero or less mean one: calls still run, one at a time, instead of none ever
   /// starting.
   @Test(arguments: [0, -3])

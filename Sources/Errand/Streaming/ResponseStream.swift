@@ -144,6 +144,18 @@ public struct ResponseStream: AsyncSequence, Sendable {
       guard let registration = stream.registration, registration.isCancelled else { return }
       throw fail(CancellationError())
     }
+
+    /// ``checkCancelledByClient()``, for a reader holding `ready` items it split off a chunk
+    /// read before: when the client cancelled the call, they are dropped and the read ends.
+    func checkCancelledByClient<Item>(dropping ready: inout [Item]) throws {
+      guard !ready.isEmpty else { return }
+      do {
+        try checkCancelledByClient()
+      } catch {
+        ready = []
+        throw error
+      }
+    }
   }
 
   /// An iterator over the chunks.
@@ -193,15 +205,8 @@ public struct ResponseLines: AsyncSequence, Sendable {
     /// - Throws: ``APIError``, as the stream does; ``APIError/transport(_:)`` with a
     ///   ``LineTooLongError`` for a line longer than ``ResponseStream/maximumLineLength``.
     public mutating func next() async throws -> String? {
-      if !ready.isEmpty {
-        // Split off a chunk read before: not returned once the call's client cancelled it.
-        do {
-          try chunks.checkCancelledByClient()
-        } catch {
-          ready = []
-          throw error
-        }
-      }
+      // Split off a chunk read before: not returned once the call's client cancelled it.
+      try chunks.checkCancelledByClient(dropping: &ready)
       while ready.isEmpty {
         if ended { return nil }
         if let chunk = try await chunks.next() {

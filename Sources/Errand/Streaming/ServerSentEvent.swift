@@ -304,15 +304,8 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     ///   ``LineTooLongError`` for an event (or a line) longer than
     ///   ``ServerSentEvents/maximumEventSize``.
     public mutating func next() async throws -> ServerSentEvent? {
-      if !ready.isEmpty {
-        // Parsed from a chunk read before: not returned once the call's client cancelled it.
-        do {
-          try chunks.checkCancelledByClient()
-        } catch {
-          ready = []
-          throw error
-        }
-      }
+      // Parsed from a chunk read before: not returned once the call's client cancelled it.
+      try chunks.checkCancelledByClient(dropping: &ready)
       while ready.isEmpty {
         guard let chunk = try await chunks.next() else {
           parser.finish()

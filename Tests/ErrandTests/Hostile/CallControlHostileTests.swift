@@ -318,6 +318,19 @@ enum BufferedFormat: String, CaseIterable, CustomTestStringConvertible, Sendable
   /// What the reader reads before the cancel.
   var first: String? { self == .bytes ? nil : "a" }
 
+  /// Read `iterator`'s first item, cancel every call of `client`, then try to read twice more;
+  /// each item as `text` says.
+  static func firstThenCancelled<Iterator: AsyncIteratorProtocol>(
+    _ iterator: Iterator, on client: APIClient, _ text: (Iterator.Element) -> String?
+  ) async throws -> (first: String?, counted: Int, after: [Result<String?, any Error>]) {
+    var iterator = iterator
+    let first = try await iterator.next().flatMap(text)
+    let counted = client.cancelAll()
+    let second = await outcome { try await iterator.next().flatMap(text) }
+    let third = await outcome { try await iterator.next().flatMap(text) }
+    return (first, counted, [second, third])
+  }
+
   /// Read the first item, cancel every call of `client`, then try to read twice more.
   func readOneThenCancel(on client: APIClient) async throws
     -> (first: String?, counted: Int, after: [Result<String?, any Error>])
@@ -325,46 +338,21 @@ enum BufferedFormat: String, CaseIterable, CustomTestStringConvertible, Sendable
     let endpoint = Endpoint<Data>(path: "feed", decoding: .data)
     switch self {
     case .lines:
-      var lines = try await client.stream(endpoint).lines.makeAsyncIterator()
-      let first = try await lines.next()
-      let counted = client.cancelAll()
-      return (
-        first, counted,
-        [await outcome { try await lines.next() }, await outcome { try await lines.next() }]
-      )
+      return try await Self.firstThenCancelled(
+        client.stream(endpoint).lines.makeAsyncIterator(), on: client
+      ) { $0 }
     case .jsonLines:
-      var dogs = try await client.jsonLines(Endpoint<Dog>(path: "feed")).makeAsyncIterator()
-      let first = try await dogs.next()?.name
-      let counted = client.cancelAll()
-      return (
-        first, counted,
-        [
-          await outcome { try await dogs.next()?.name },
-          await outcome { try await dogs.next()?.name },
-        ]
-      )
+      return try await Self.firstThenCancelled(
+        client.jsonLines(Endpoint<Dog>(path: "feed")).makeAsyncIterator(), on: client
+      ) { $0.name }
     case .events:
-      var events = try await client.events(endpoint).makeAsyncIterator()
-      let first = try await events.next()?.data
-      let counted = client.cancelAll()
-      return (
-        first, counted,
-        [
-          await outcome { try await events.next()?.data },
-          await outcome { try await events.next()?.data },
-        ]
-      )
+      return try await Self.firstThenCancelled(
+        client.events(endpoint).makeAsyncIterator(), on: client
+      ) { $0.data }
     case .reconnectingEvents:
-      var events = client.events(endpoint, reconnect: .default).makeAsyncIterator()
-      let first = try await events.next()?.data
-      let counted = client.cancelAll()
-      return (
-        first, counted,
-        [
-          await outcome { try await events.next()?.data },
-          await outcome { try await events.next()?.data },
-        ]
-      )
+      return try await Self.firstThenCancelled(
+        client.events(endpoint, reconnect: .default).makeAsyncIterator(), on: client
+      ) { $0.data }
     case .bytes:
       let stream = try await client.stream(endpoint)
       let counted = client.cancelAll()

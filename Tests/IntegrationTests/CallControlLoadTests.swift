@@ -17,13 +17,7 @@ import Testing
 struct CallControlLoadTests {
   /// Threads and resident memory of this process.
   static func usage() -> (threads: Int, residentKB: Int) {
-    let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task"))?.count
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-      .flatMap {
-        Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-      }
-    return (threads ?? 0, rss ?? 0)
+    (ProcessUsage.threads, ProcessUsage.residentKB)
   }
 
   @Test(arguments: TransportKind.allCases)

@@ -18,13 +18,7 @@ import Testing
 struct LoadTests {
   /// Open file descriptors and resident memory of this process (Linux; 0 where unknown).
   static func usage() -> (descriptors: Int, residentKB: Int) {
-    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-      .flatMap {
-        Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-      }
-    return (descriptors ?? 0, rss ?? 0)
+    (ProcessUsage.descriptors, ProcessUsage.residentKB)
   }
 
   /// Wait until the descriptor count falls to `limit` (sockets close in the background).

@@ -37,20 +37,19 @@ import Testing
   /// or reconnected by the stream.
   @Test(arguments: [true, false])
   func anEventStreamCountsNoAttemptWhileOffline(retriesWhenOnline: Bool) async throws {
-    let network = Locked<ManualConnectivity?>(nil)
-    let offline = await OfflineClient(.online, retriesWhenOnline: retriesWhenOnline) { _, call in
+    let offline = await OfflineClient(.online, retriesWhenOnline: retriesWhenOnline) {
+      _, call, network in
       switch call {
       case 1:
-        network.withLock { $0 }?.state = .offline
+        network.state = .offline
         return .events([ServerSentEvent(data: "a")])
       case 2:
-        network.withLock { $0 }?.state = .offline
+        network.state = .offline
         return .notConnected
       default:
         return Self.open("b")
       }
     }
-    network.withLock { $0 = offline.network }
     let states = States()
     let events = offline.client.events(
       Self.feed, reconnect: ReconnectPolicy(maximumAttempts: 0, jitter: false),
@@ -79,7 +78,7 @@ import Testing
 
   /// Without the policy the same stream gives up at the failed reconnection, after its backoff.
   @Test func withoutThePolicyAnOfflineReconnectionCounts() async throws {
-    let offline = await OfflineClient(.online, policy: false) { _, call in
+    let offline = await OfflineClient(.online, policy: false) { _, call, _ in
       call == 1 ? .events([ServerSentEvent(data: "a")]) : .notConnected
     }
     let events = offline.client.events(
@@ -99,7 +98,7 @@ import Testing
   /// Offline when its backoff ends, the stream waits for the network instead of trying, and
   /// connects as soon as it is back.
   @Test func offlineWhenItsBackoffEndsTheStreamWaitsForTheNetwork() async throws {
-    let offline = await OfflineClient(.online) { _, call in
+    let offline = await OfflineClient(.online) { _, call, _ in
       call == 1 ? .events([ServerSentEvent(data: "a")]) : Self.open("b")
     }
     let events = offline.client.events(Self.feed, reconnect: ReconnectPolicy(jitter: false))
@@ -131,15 +130,13 @@ import Testing
   /// wait all the same), and it reconnects once the network is back.
   @Test(arguments: Ending.allCases)
   func aStreamWaitingForTheNetworkStillAnswersTheApp(ending: Ending) async throws {
-    let network = Locked<ManualConnectivity?>(nil)
-    let offline = await OfflineClient(.online) { _, call in
+    let offline = await OfflineClient(.online) { _, call, network in
       if call == 1 {
-        network.withLock { $0 }?.state = .offline
+        network.state = .offline
         return .events([ServerSentEvent(data: "a")])
       }
       return Self.open("b")
     }
-    network.withLock { $0 = offline.network }
     let events = offline.client.events(Self.feed, reconnect: .default)
     let reading = Task {
       var received: [String] = []

@@ -112,15 +112,13 @@ import Testing
   func aFailureToConnectIsSentAgainWhenTheNetworkComesBack(
     setting: Setting, method: HTTPMethod
   ) async throws {
-    let network = Locked<ManualConnectivity?>(nil)
     let offline = await OfflineClient(
       .online, policy: setting != .off, retriesWhenOnline: setting == .retries
-    ) { _, call in
+    ) { _, call, network in
       guard call == 1 else { return .json(["ok"]) }
-      network.withLock { $0 }?.state = .offline
+      network.state = .offline
       return .notConnected
     }
-    network.withLock { $0 = offline.network }
     let call = offline.call(method: method)
     guard setting == .retries else {
       let error = try await #require(throws: APIError.self) { try await call.cancellableValue }
@@ -145,13 +143,11 @@ import Testing
   func onlyAttemptsThatNeverReachedAServerAreSentAgain(code: URLError.Code, resent: Bool)
     async throws
   {
-    let network = Locked<ManualConnectivity?>(nil)
-    let offline = await OfflineClient(.online) { _, call in
+    let offline = await OfflineClient(.online) { _, call, network in
       guard call == 1 else { return .json(["ok"]) }
-      network.withLock { $0 }?.state = .offline
+      network.state = .offline
       return .error(URLError(code))
     }
-    network.withLock { $0 = offline.network }
     let call = offline.call()
     if resent {
       #expect(await eventually { offline.waiting == 1 })
@@ -168,7 +164,7 @@ import Testing
   /// A failure to connect while the source still says online (a server that is down) fails at
   /// once, as without the policy: nothing waits for a network that is up.
   @Test func aFailureToConnectWhileOnlineFailsAtOnce() async throws {
-    let offline = await OfflineClient(.online) { _, _ in .connectionRefused }
+    let offline = await OfflineClient(.online) { _, _, _ in .connectionRefused }
     let error = try await #require(throws: APIError.self) {
       try await offline.call().cancellableValue
     }
@@ -178,12 +174,10 @@ import Testing
 
   /// An attempt is sent once more at most: one that cannot connect again fails with its error.
   @Test func aCallIsSentAgainOnceAtMost() async throws {
-    let network = Locked<ManualConnectivity?>(nil)
-    let offline = await OfflineClient(.online) { _, _ in
-      network.withLock { $0 }?.state = .offline
+    let offline = await OfflineClient(.online) { _, _, network in
+      network.state = .offline
       return .notConnected
     }
-    network.withLock { $0 = offline.network }
     let call = offline.call()
     #expect(await eventually { offline.waiting == 1 })
     offline.network.state = .online
@@ -195,14 +189,12 @@ import Testing
   /// Each attempt of `RetryMiddleware` waits for the network too: a retry due while offline is
   /// not sent until the network is back.
   @Test func aRetryDueWhileOfflineWaitsForTheNetwork() async throws {
-    let network = Locked<ManualConnectivity?>(nil)
     let retry = RetryMiddleware(policy: RetryPolicy(maxAttempts: 2, jitter: .none))
-    let offline = await OfflineClient(.online, middleware: [retry]) { _, call in
+    let offline = await OfflineClient(.online, middleware: [retry]) { _, call, network in
       guard call == 1 else { return .json(["ok"]) }
-      network.withLock { $0 }?.state = .offline
+      network.state = .offline
       return .status(503)
     }
-    network.withLock { $0 = offline.network }
     let call = offline.call()
     try #require(await offline.clock.waitForSleeper(dueIn: .milliseconds(500)))
     await offline.clock.advance(by: .milliseconds(500))
@@ -218,7 +210,7 @@ import Testing
   @Test func aCachedAnswerIsGivenOfflineWithoutWaiting() async throws {
     let offline = await OfflineClient(
       .online, middleware: [CachingMiddleware(cache: HTTPCache())]
-    ) { _, _ in
+    ) { _, _, _ in
       .status(
         200, body: Data(#"["ok"]"#.utf8),
         headers: ["Content-Type": "application/json", "Cache-Control": "max-age=60"])

@@ -14,7 +14,7 @@ struct OfflineClient {
   let client: APIClient
 
   /// A client with no timeout of its own (calls set theirs), whose stub answers with `answer`
-  /// (given the request and its number, from 1).
+  /// (given the request, its number from 1, and the network, which it may take down).
   /// - Parameters:
   ///   - state: What the network is at first.
   ///   - policy: `false` for a client without a ``ConnectivityPolicy``.
@@ -24,14 +24,15 @@ struct OfflineClient {
   init(
     _ state: Connectivity = .offline, policy: Bool = true, retriesWhenOnline: Bool = true,
     middleware: [any Middleware] = [],
-    answer: @escaping @Sendable (HTTPRequest, Int) async throws -> StubResponse = { _, _ in
-      .json(["ok"])
-    }
+    answer:
+      @escaping @Sendable (HTTPRequest, Int, ManualConnectivity) async throws
+      -> StubResponse = { _, _, _ in .json(["ok"]) }
   ) async {
     network = ManualConnectivity(state)
     stub = StubTransport()
     clock = TestClock()
-    await stub.on(.any, .handler { request, call in try await answer(request, call) })
+    await stub.on(
+      .any, .handler { [network] request, call in try await answer(request, call, network) })
     var configuration = APIClient.Configuration(
       timeout: nil, middleware: middleware, clock: clock)
     if policy {

@@ -43,12 +43,10 @@ import Testing
   /// The wait before sending an attempt again is bounded by the call's deadline too, and the
   /// error counts that wait.
   @Test func theWaitToSendAgainEndsAtTheDeadline() async throws {
-    let network = Locked<ManualConnectivity?>(nil)
-    let offline = await OfflineClient(.online) { _, _ in
-      network.withLock { $0 }?.state = .offline
+    let offline = await OfflineClient(.online) { _, _, network in
+      network.state = .offline
       return .notConnected
     }
-    network.withLock { $0 = offline.network }
     let call = offline.call(timeout: .seconds(5))
     try #require(await offline.clock.waitForSleeper(dueIn: .seconds(5)))
     #expect(await eventually { offline.waiting == 1 })

@@ -106,3 +106,19 @@ final class ConnectivityBroadcast: Sendable {
     }
   }
 }
+
+/// A source of Errand's own whose state can be read as it is now, before its observers have
+/// been told a change (another thread may be telling an earlier one): a client decides whether
+/// to wait on it, so that a state set just before a failure is the one the failure is judged by.
+protocol ConnectivityNow: Sendable {
+  /// The state now.
+  var connectivityNow: Connectivity { get }
+}
+
+extension ManualConnectivity: ConnectivityNow {
+  var connectivityNow: Connectivity { state }
+}
+
+extension InferredConnectivity: ConnectivityNow {
+  var connectivityNow: Connectivity { current }
+}

@@ -49,7 +49,15 @@ final class ConnectivityGate: Sendable {
 
   /// Whether the source says the network is down.
   var isOffline: Bool {
-    state.withLock { $0.current == .offline }
+    state.withLock { now($0) == .offline }
+  }
+
+  /// What the source says now: its state as it is, for a source of Errand's own (whose last
+  /// change may not have been told yet, another thread telling an earlier one), else what it
+  /// told last. Read under the gate's lock, so that a wait queued on `.offline` is released by
+  /// the report of any later change, which comes after it.
+  private func now(_ state: State) -> Connectivity {
+    (source as? any ConnectivityNow)?.connectivityNow ?? state.current
   }
 
   /// How many calls wait for the network now.
@@ -118,7 +126,8 @@ final class ConnectivityGate: Sendable {
         let now = state.withLock { state -> Result<Connectivity, any Error>? in
           if case .ended(let error) = state.waits[id] { return .failure(error) }
           if Task.isCancelled { return .failure(CancellationError()) }
-          guard state.current == .offline else { return .success(state.current) }
+          let connectivity = self.now(state)
+          guard connectivity == .offline else { return .success(connectivity) }
           state.waits[id] = .waiting(continuation)
           return nil
         }

@@ -22,6 +22,43 @@ import Testing
     }
   }
 
+  /// A state set while another thread is still telling the clients an earlier change (here held
+  /// inside an observer) is the one a client judges by at once: a stub that takes the network
+  /// down and then fails a connection must see its failure judged as offline. Found by a
+  /// reconnecting stream that counted an attempt under load.
+  @Test func aStateSetWhileAnEarlierOneIsBeingToldCountsAtOnce() async throws {
+    let network = ManualConnectivity(.online)
+    let stub = StubTransport()
+    await stub.on(.any, .json(["ok"]))
+    var configuration = APIClient.Configuration(timeout: nil)
+    configuration.connectivity = ConnectivityPolicy(source: network)
+    let client = APIClient(baseURL: base, transport: stub, configuration: configuration)
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let observation = network.observe { state in
+      guard state == .unknown else { return }
+      entered.signal()
+      release.wait()
+    }
+    defer { observation.cancel() }
+    // The teller: tells `.unknown`, and is held in the observer above while telling it.
+    Thread { network.state = .unknown }.start()
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        entered.wait()
+        continuation.resume()
+      }
+    }
+    // Queued behind the held teller: no client has been told it yet.
+    network.state = .offline
+    #expect(client.connectivityGate?.isOffline == true)
+    let call = Task { try await client.send(Endpoint<[String]>(path: "dogs")) }
+    #expect(await eventually { client.connectivityGate?.waiting == 1 }, "the call did not wait")
+    release.signal()
+    network.state = .online
+    #expect(try await call.value == ["ok"])
+  }
+
   /// A deadline that has passed when the wait would start (a middleware spent it): the call
   /// fails at once, unsent, without registering a wait.
   @Test func aCallWithNoTimeLeftFailsAtOnce() async throws {

@@ -535,6 +535,23 @@
       #expect(await eventually { !FileManager.default.fileExists(atPath: made) })
     }
 
+    /// A server whose socket file was replaced while it ran (moved away, a regular file put in
+    /// its place) leaves the new file alone when it stops: it is not the file it made.
+    @Test func theServerNeverRemovesAFileThatTookItsPlace() async throws {
+      let scratch = try Scratch()
+      defer { scratch.remove() }
+      let path = scratch.path("s.sock")
+      let moved = scratch.path("moved.sock")
+      let server = try LoopbackServer(unixSocketAt: path) { _ in .text("up") }
+      #expect(rename(path, moved) == 0)
+      #expect(FileManager.default.createFile(atPath: path, contents: Data("theirs".utf8)))
+      #expect(RawSocket.accepts(unixSocketAt: moved))
+      server.stop()
+      // The server decides about the file before it closes its socket.
+      #expect(await eventually { !RawSocket.accepts(unixSocketAt: moved) })
+      #expect(FileManager.default.contents(atPath: path) == Data("theirs".utf8))
+    }
+
     /// Socket paths at the limits: 103 bytes works end to end; 104 to 107 bytes the server
     /// takes (Linux holds 107) but the transport refuses (Apple platforms hold 103); 108 bytes
     /// fits nowhere.

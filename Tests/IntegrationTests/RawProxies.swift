@@ -145,6 +145,23 @@
       return fd
     }
 
+    /// Whether a connection to the Unix domain socket at `path` is accepted (queued) now.
+    static func accepts(unixSocketAt path: String) -> Bool {
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+      guard fd >= 0 else { return false }
+      defer { close(fd) }
+      var address = sockaddr_un()
+      address.sun_family = sa_family_t(AF_UNIX)
+      let bytes = Array(path.utf8)
+      guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+      withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
+      return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+        }
+      }
+    }
+
     /// Exactly `count` bytes, or `nil` when the peer closes first.
     static func read(_ fd: Int32, _ count: Int) -> [UInt8]? {
       var bytes = [UInt8](repeating: 0, count: count)

@@ -14,7 +14,7 @@
         // Over the socket, never through a proxy (the environment's included).
         try setString(CurlOption.proxy, "")
       } else if let proxy = connection.proxy {
-        try setString(CurlOption.proxy, "\(proxy.kind)://\(proxy.host):\(proxy.port)")
+        try setString(CurlOption.proxy, "\(proxy.kind)://\(proxy.authority)")
         if let username = proxy.username {
           try setString(CurlOption.proxyUsername, username)
         }
@@ -22,8 +22,11 @@
           try setString(CurlOption.proxyPassword, password)
         }
         // Set even when empty, so that the environment's `no_proxy` does not apply to a proxy
-        // the app chose.
-        try setString(CurlOption.noProxy, proxy.bypassedHosts.joined(separator: ","))
+        // the app chose. libcurl honours `*` only as the whole list, so `*` anywhere in it
+        // stands for the whole list.
+        try setString(
+          CurlOption.noProxy,
+          proxy.bypassedHosts.contains("*") ? "*" : proxy.bypassedHosts.joined(separator: ","))
       }
       if !connection.hostOverrides.isEmpty {
         var list: UnsafeMutableRawPointer?

@@ -74,14 +74,17 @@ public final class LoopbackServer: Sendable {
   ///   - path: An absolute path of at most 103 bytes, in a directory the test owns.
   ///   - handler: Called on the connection's thread with each request; returns the script.
   /// - Throws: When the socket cannot be created there (the file exists, the path is too long).
+  ///
+  /// Once stopped, the server removes the socket file only if it is still the one it made: a
+  /// file put in its place since is left alone.
   public convenience init(
     unixSocketAt path: String,
     _ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
   ) throws {
-    let listener = try Socket.makeUnixListener(path: path)
+    let (listener, file) = try Socket.makeUnixListener(path: path)
     try self.init(
       queue: Locked([]), listener: listener, port: 0, baseURL: "http://localhost",
-      socketFile: path, handler)
+      socketFile: (path, file), handler)
   }
 
   private convenience init(
@@ -96,13 +99,14 @@ public final class LoopbackServer: Sendable {
 
   private init(
     queue: Locked<[ScriptedResponse]>, listener: Int32, port: UInt16, baseURL: String,
-    socketFile: String?, _ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
+    socketFile: (path: String, made: Socket.FileIdentity?)?,
+    _ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
   ) throws {
     self.queue = queue
     self.port = port
     guard let baseURL = URL(string: baseURL) else {
+      if let socketFile { Socket.removeSocketFile(at: socketFile.path, made: socketFile.made) }
       Socket.release(listener)
-      if let socketFile { unlink(socketFile) }
       throw Socket.Failure(call: "URL", code: 0)
     }
     self.baseURL = baseURL
@@ -121,8 +125,9 @@ public final class LoopbackServer: Sendable {
           Connection(fd: fd, number: number, state: state, handler: handler).run()
         }
       }
+      // Before the listener closes: once a connection is refused, the file is dealt with.
+      if let socketFile { Socket.removeSocketFile(at: socketFile.path, made: socketFile.made) }
       Socket.release(listener)
-      if let socketFile { unlink(socketFile) }
     }
   }
 

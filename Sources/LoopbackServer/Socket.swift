@@ -37,9 +37,34 @@ enum Socket {
     return (fd, bound)
   }
 
+  /// A file's device and inode: which file a path named when it was looked at.
+  struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+  }
+
+  /// The identity of the socket file at `path`; `nil` when there is none, or something else.
+  static func identity(ofSocketAt path: String) -> FileIdentity? {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
+    return FileIdentity(
+      device: UInt64(truncatingIfNeeded: info.st_dev),
+      inode: UInt64(truncatingIfNeeded: info.st_ino))
+  }
+
+  /// Remove the socket file at `path` only if it is still the one made (`made`): a file that
+  /// took its place since (moved there, or made after it was removed) is someone else's.
+  static func removeSocketFile(at path: String, made: FileIdentity?) {
+    guard let made, identity(ofSocketAt: path) == made else { return }
+    unlink(path)
+  }
+
   /// A Unix domain socket listening at `path`, which must not exist yet: the socket file is
-  /// created here, and is the caller's to remove.
-  static func makeUnixListener(path: String, backlog: Int32 = 128) throws -> Int32 {
+  /// created here, and is the caller's to remove (``removeSocketFile(at:made:)``, given the
+  /// identity returned).
+  static func makeUnixListener(path: String, backlog: Int32 = 128) throws -> (
+    fd: Int32, file: FileIdentity?
+  ) {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -68,7 +93,7 @@ enum Socket {
       close(fd)
       throw Failure(call: "bind", code: code)
     }
-    return fd
+    return (fd, identity(ofSocketAt: path))
   }
 
   /// A TCP socket bound to 127.0.0.1 at `port` (0 for any free port) that does not listen:

@@ -28,14 +28,35 @@ extension ConnectionOptions {
   /// - Throws: ``InvalidConnectionOption`` for the first option that is wrong.
   package func validate() throws {
     if let proxy {
-      try Self.checkName(proxy.host, "proxy.host")
+      // An IPv4 or IPv6 address is a host too; the engine gets an IPv6 one in brackets.
+      if !Self.isAddress(proxy.host) {
+        try Self.checkName(proxy.host, "proxy.host")
+      }
       try Self.checkPort(proxy.port, "proxy.port")
       try Self.checkText(proxy.username, "proxy.username", quoted: true)
       // Never quoted: it is a secret.
       try Self.checkText(proxy.password, "proxy.password", quoted: false)
-      for host in proxy.bypassedHosts {
-        try Self.checkName(host, "proxy.bypassedHosts", allowing: "*")
+      for host in proxy.bypassedHosts where host != "*" {
+        // The engine has no wildcards inside a name: `*.example.com` would match no host.
+        guard !host.contains("*") else {
+          throw InvalidConnectionOption(
+            option: "proxy.bypassedHosts",
+            reason: "\"\(Self.printable(host))\" holds a '*': give \"example.com\" for a domain "
+              + "and its subdomains, or \"*\" alone for every host")
+        }
+        try Self.checkName(host, "proxy.bypassedHosts")
       }
+      try Self.checkLength(
+        proxy.bypassedHosts.joined(separator: ","), "proxy.bypassedHosts", quoted: false)
+    }
+    // Matched ignoring case: two names that differ only in case would leave the choice of
+    // socket to the dictionary's order.
+    let names = Dictionary(grouping: unixSockets.keys) { $0.lowercased() }
+    if let twice = names.values.first(where: { $0.count > 1 }) {
+      throw InvalidConnectionOption(
+        option: "unixSockets",
+        reason: "\(twice.sorted().map { "\"\(Self.printable($0))\"" }.joined(separator: " and ")) "
+          + "are one host name (names are matched ignoring case)")
     }
     for (host, path) in unixSockets {
       try Self.checkName(host, "unixSockets")
@@ -62,13 +83,12 @@ extension ConnectionOptions {
     }
   }
 
-  /// A host name: letters, digits, `-`, `.`, `_` (and `allowing`), at most 253 of them.
-  private static func checkName(_ name: String, _ option: String, allowing: String = "")
-    throws
-  {
-    let allowed = Set(
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._" + allowing)
-    guard !name.isEmpty, name.count <= 253, name.allSatisfy(allowed.contains) else {
+  /// A host name: letters, digits, `-`, `.`, `_`, at most 253 of them, not starting with `-`
+  /// (which `CURLOPT_RESOLVE` reads as "remove this entry").
+  private static func checkName(_ name: String, _ option: String) throws {
+    let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._")
+    guard !name.isEmpty, name.count <= 253, name.first != "-", name.allSatisfy(allowed.contains)
+    else {
       throw InvalidConnectionOption(
         option: option,
         reason: "\"\(printable(name))\" is not a host name (letters, digits, '-', '.', '_')")
@@ -82,9 +102,10 @@ extension ConnectionOptions {
   }
 
   /// Text handed to the engine as a C string: no NUL, no line breaks, nothing that is not
-  /// printable.
+  /// printable, no longer than the engine takes.
   private static func checkText(_ text: String?, _ option: String, quoted: Bool) throws {
     guard let text else { return }
+    try checkLength(text, option, quoted: quoted)
     guard text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
       throw InvalidConnectionOption(
         option: option,
@@ -93,9 +114,20 @@ extension ConnectionOptions {
     }
   }
 
-  /// `text` with its control characters escaped, cut to 80 characters, for an error message.
+  /// At most 8,000,000 bytes: libcurl refuses a longer string option
+  /// (`CURL_MAX_INPUT_LENGTH`), which would otherwise fail every request, not the transport.
+  private static func checkLength(_ text: String, _ option: String, quoted: Bool) throws {
+    guard text.utf8.count > 8_000_000 else { return }
+    throw InvalidConnectionOption(
+      option: option,
+      reason: (quoted ? "\"\(printable(text))\" is " : "it is ")
+        + "\(text.utf8.count) bytes long; at most 8000000")
+  }
+
+  /// `text` with its control characters escaped, whatever precedes its last `@` (credentials
+  /// pasted in) hidden, cut to 80 characters, for an error message.
   private static func printable(_ text: String) -> String {
-    let escaped = text.unicodeScalars.map { scalar in
+    let escaped = hidingCredentials(in: text).unicodeScalars.map { scalar in
       scalar.value < 0x20 || scalar.value == 0x7F
         ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
     }.joined()

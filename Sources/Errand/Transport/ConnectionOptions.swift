@@ -86,7 +86,7 @@ extension ConnectionOptions {
 
     /// How the proxy is spoken to.
     public var kind: Kind
-    /// The proxy's host name or address.
+    /// The proxy's host name, or its IPv4 or IPv6 address (without brackets).
     public var host: String
     /// The proxy's port.
     public var port: Int
@@ -94,8 +94,11 @@ extension ConnectionOptions {
     public var username: String?
     /// The password the proxy asks for, if any: never printed.
     public var password: String?
-    /// Hosts reached directly, not through the proxy: a name matches itself and its subdomains
-    /// (`example.com` matches `api.example.com`); `*` bypasses the proxy for every host.
+    /// Hosts reached directly, not through the proxy: a name matches itself and its subdomains,
+    /// ignoring case (`example.com` and `.example.com` both match `example.com` and
+    /// `api.example.com`, not `notexample.com`); an IPv4 address matches itself; `*`, as an entry
+    /// of its own, bypasses the proxy for every host. There are no other wildcards: a `*` inside
+    /// a name (`*.example.com`) is refused when the transport is made.
     public var bypassedHosts: [String]
 
     /// A proxy.
@@ -118,13 +121,26 @@ extension ConnectionOptions {
       self.bypassedHosts = bypassedHosts
     }
 
-    /// The proxy, as `http://user:***@host:port`, without its password.
+    /// The proxy, as `http://user:***@host:port`, without its password (nor credentials
+    /// pasted into ``host`` by mistake).
     public var description: String {
       let user = username.map { "\($0)\(password == nil ? "" : ":***")@" } ?? ""
       let bypass =
         bypassedHosts.isEmpty ? "" : " (bypassed: \(bypassedHosts.joined(separator: ", ")))"
-      return "\(kind)://\(user)\(host):\(port)\(bypass)"
+      return "\(kind)://\(user)\(ConnectionOptions.hidingCredentials(in: authority))\(bypass)"
     }
+
+    /// `host:port`, an IPv6 address in brackets: the proxy's part of its URL.
+    package var authority: String {
+      host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+  }
+
+  /// `text` with whatever precedes its last `@` (a URL's user name and password, pasted where
+  /// a host belongs) replaced by `***`, for every printed form.
+  package static func hidingCredentials(in text: String) -> String {
+    guard let at = text.lastIndex(of: "@") else { return text }
+    return "***" + text[at...]
   }
 
   /// An address to connect to for a host and port, in place of what the name resolves to
@@ -171,5 +187,19 @@ extension ConnectionOptions {
 
     /// The version's name.
     public var description: String { name }
+  }
+}
+
+extension ConnectionOptions.Proxy: CustomReflectable {
+  /// The proxy's fields for `dump`, debuggers and test failures, with the password (if any) as
+  /// `***` and credentials pasted into the host hidden: the synthesized mirror would show them.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "kind": kind, "host": ConnectionOptions.hidingCredentials(in: host), "port": port,
+        "username": username as Any, "password": password.map { _ in "***" } as Any,
+        "bypassedHosts": bypassedHosts,
+      ], displayStyle: .struct)
   }
 }

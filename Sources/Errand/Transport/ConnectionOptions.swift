@@ -24,6 +24,8 @@ public struct ConnectionOptions: Sendable, Hashable, CustomStringConvertible {
   public var unixSockets: [String: String]
   /// Addresses to connect to in place of what the name resolves to, for tests and split-horizon
   /// setups. TLS still verifies the certificate against the name in the URL.
+  /// A host reached through ``proxy`` is resolved by the proxy, so an override does not apply
+  /// to it: bypass the proxy for it (``Proxy/bypassedHosts``) to connect to the address given.
   public var hostOverrides: [HostOverride]
   /// The HTTP version to use.
   public var httpVersion: HTTPVersion
@@ -164,8 +166,10 @@ extension ConnectionOptions {
       self.address = address
     }
 
-    /// The override, as `api.example.com:443 → 127.0.0.1`.
-    public var description: String { "\(host):\(port) → \(address)" }
+    /// The override, as `api.example.com:443 → 127.0.0.1` (an IPv6 address in brackets).
+    public var description: String {
+      "\(host):\(port) → \(address.contains(":") ? "[\(address)]" : address)"
+    }
   }
 
   /// The HTTP version a transport speaks (``ConnectionOptions/httpVersion``).

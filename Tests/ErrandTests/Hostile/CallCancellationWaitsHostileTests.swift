@@ -106,6 +106,41 @@ import Testing
     #expect(client.inFlight.isEmpty)
   }
 
+  /// A call that waits again and again (eight attempts, each answered `503` after a delay on
+  /// the stub's clock, with a backoff between them) holds one registered wait at a time: each
+  /// wait forgets what would end it once it is over, so a long call does not grow its entry.
+  @Test func aCallThatWaitsOftenKeepsOneWaitRegisteredAtATime() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(.any, StubResponse.status(503).delayed(by: .seconds(1)))
+    let policy = RetryPolicy(
+      maxAttempts: 8, baseDelay: .seconds(1), maxDelay: .seconds(4), jitter: .none, budget: nil)
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(
+        timeout: nil, middleware: [RetryMiddleware(policy: policy, clock: clock)], clock: clock))
+    #expect(client.endsItsOwnWaits(for: Endpoint<Data>(path: "x")))
+    let call = Task { try await client.send(Endpoint<Data>(path: "dogs", decoding: .data)) }
+    defer { call.cancel() }
+    // The wait registers as its sleep starts, on another thread: waited for, not read once.
+    let registers = client.calls
+    for retry in 1..<8 {
+      // The stub's delay, then the backoff: one wait each, the one before forgotten.
+      try #require(await clock.waitForSleeper(dueIn: .seconds(1)))
+      #expect(await eventually { registers.waitCount == 1 }, "attempt \(retry)")
+      await clock.advance(by: .seconds(1))
+      try #require(await clock.waitForSleeper(dueIn: policy.backoff(beforeRetry: retry)))
+      #expect(await eventually { registers.waitCount == 1 }, "backoff \(retry)")
+      await clock.advance(by: policy.backoff(beforeRetry: retry))
+    }
+    try #require(await clock.waitForSleeper(dueIn: .seconds(1)))
+    #expect(client.cancelAll() == 1)
+    let error = await #expect(throws: APIError.self) { try await call.cancellableValue }
+    #expect(error?.kind == .cancelled)
+    #expect(client.calls.waitCount == 0)
+    #expect(await stub.requests.count == 8)
+  }
+
   /// A deadline that passes as the client cancels the call: the call ends as `cancelAll()`
   /// says, `.cancelled` when it counted the call, else `.timedOut`, round after round.
   @Test(arguments: Chain.allCases)

@@ -210,6 +210,9 @@ struct Pipeline: Sendable {
         if let waited { events?.post(.callDequeued(waited: waited)) }
         permit = held
       }
+      // A call its client cancelled while it was between two waits (in a middleware, say),
+      // which no wait of its has seen, is not sent: its task was not cancelled.
+      if exchange.cancellation?.isCancelled == true { throw CancellationError() }
       exchange.events?.attemptStarted()
       let head: HTTPResponse
       if let direct = exchangeTransport {

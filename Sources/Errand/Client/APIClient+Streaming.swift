@@ -29,8 +29,10 @@ extension APIClient {
     let events = beginEvents(for: endpoint)
     // Listed until the body has been read to its end, has failed, or its reader has left.
     let registration = register(endpoint, as: .streamed)
+    var built: HTTPRequest?
     do {
       let request = try makeRequest(for: endpoint)
+      built = request
       events?.requestBuilt(request)
       let exchange = Exchange(streams: true, deadline: nil, progress: nil, events: events)
       var response = try await run(
@@ -55,6 +57,8 @@ extension APIClient {
       stream.registration = registration
       return stream
     } catch {
+      // Counted by `cancelAll()` before it failed: it ends as cancelled, as counted.
+      let error = registration.ending(with: error, request: built)
       events?.failed(error)
       throw error
     }

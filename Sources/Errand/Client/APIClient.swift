@@ -109,15 +109,25 @@ public actor APIClient {
   ) async throws -> Response<Value> {
     let registration = registration ?? register(endpoint, as: .buffered)
     defer { registration.end() }
+    // The request once built, for the error of a call that fails: a call that `cancelAll()`
+    // counted before it failed (its request found invalid, its exchange failing as the client
+    // cancelled it) leaves the list as it learns it, and ends as cancelled.
+    var built: HTTPRequest?
     guard let events = beginEvents(for: endpoint) else {
-      let request = try makeRequest(for: endpoint)
-      let response = try await run(
-        request, for: endpoint, as: exchange, registeredAs: registration)
-      let value = try read(response, for: endpoint, request: request, as: registration)
-      return Response(value: value, response: response, request: request)
+      do {
+        let request = try makeRequest(for: endpoint)
+        built = request
+        let response = try await run(
+          request, for: endpoint, as: exchange, registeredAs: registration)
+        let value = try read(response, for: endpoint, request: request, as: registration)
+        return Response(value: value, response: response, request: request)
+      } catch {
+        throw registration.ending(with: error, request: built)
+      }
     }
     do {
       let request = try makeRequest(for: endpoint)
+      built = request
       events.requestBuilt(request)
       var exchange = exchange
       exchange.events = events
@@ -127,6 +137,7 @@ public actor APIClient {
       events.ended(response)
       return Response(value: value, response: response, request: request)
     } catch {
+      let error = registration.ending(with: error, request: built)
       events.failed(error)
       throw error
     }

@@ -39,6 +39,15 @@ final class CallRegistration: Sendable {
     registry.finish(id)
   }
 
+  /// The call failed with `error`: it is no longer listed.
+  /// - Returns: ``APIError/cancelled(_:)`` when its client cancelled it first (checked as it
+  ///   leaves the list, in one step, as ``finish()`` does), else `error`. So a call that
+  ///   ``APIClient/cancelAll()`` counted while it failed (as its request was found invalid, or
+  ///   just after its exchange ended with another error) ends as cancelled, as counted.
+  func ending(with error: any Error, request: HTTPRequest?) -> any Error {
+    finish() ? Self.cancelled(request) : error
+  }
+
   /// The call is now known by `endpoint` and `tags`.
   func describe(endpoint: String, tags: Set<String>) {
     registry.describe(id, endpoint: endpoint, tags: tags)

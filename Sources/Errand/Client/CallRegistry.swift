@@ -122,6 +122,12 @@ final class CallRegistry: Sendable {
     return count
   }
 
+  /// How many waits the listed calls have registered (``onCancel(_:_:)``) and not forgotten yet:
+  /// for tests, since a wait that never forgets its handler grows its call's entry for ever.
+  var waitCount: Int {
+    state.withLock { $0.entries.values.reduce(0) { $0 + $1.waits.count } }
+  }
+
   /// The calls running now, oldest first.
   var calls: [InFlightCall] {
     state.withLock { $0.entries.values.map(\.call) }.sorted { $0.id < $1.id }

@@ -44,8 +44,10 @@ private func race(
   _ operation: @escaping @Sendable () async throws -> any Sendable, timeout: Duration?,
   on clock: any Clock<Duration>, endedBy cancellation: CallCancellation?
 ) async throws -> any Sendable {
-  // As if the cancellation handler below had fired first.
-  if Task.isCancelled {
+  // As if the cancellation handler below (or the client's cancelling the call) had fired
+  // first: a call cancelled already never starts the operation (a token provider, a stub's
+  // handler, a shared exchange).
+  if Task.isCancelled || cancellation?.isCancelled == true {
     throw CancellationError()
   }
   let race = Race()

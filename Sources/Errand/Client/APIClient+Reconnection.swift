@@ -95,7 +95,9 @@ extension APIClient {
           tags: known?.tags ?? [], kind: .eventStream)
       },
       prepare: { [self] attempt in
-        let made = try await endpoint(attempt)
+        // Raced against cancellation, as a token provider is: a closure that waits without
+        // looking at cancellation (for a cursor, a sign-in) does not hold a stream that ended.
+        let made = try await withCancellation { try await endpoint(attempt) }
         return ReconnectingServerSentEvents.Connection(
           hasBody: made.body != nil, endpoint: made.description(redactedBy: redaction),
           tags: made.tags

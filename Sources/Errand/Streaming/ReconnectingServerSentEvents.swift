@@ -174,9 +174,20 @@ public struct ReconnectingServerSentEvents: AsyncSequence, Sendable {
       let opened: ServerSentEvents
       do {
         try Task.checkCancellation()
-        let connection = try await sequence.prepare(
-          ReconnectAttempt(
-            connection: connections, lastEventID: lastEventID.flatMap { $0.isEmpty ? nil : $0 }))
+        // Made while a restart or a stop (`cancelAll()`) can end the wait for it: a closure that
+        // waits without looking at cancellation is left to finish in the background.
+        let attempt = ReconnectAttempt(
+          connection: connections, lastEventID: lastEventID.flatMap { $0.isEmpty ? nil : $0 })
+        let made = Locked<Connection?>(nil)
+        let prepare = sequence.prepare
+        try await sequence.restarts.wait(unlessPast: generation, reader: reader.number) {
+          let connection = try await prepare(attempt)
+          made.withLock { $0 = connection }
+        }
+        guard let connection = made.withLock({ $0 }) else {
+          // Restarted or stopped while the request was made: not sent.
+          return
+        }
         hasBody = connection.hasBody
         registration?.describe(endpoint: connection.endpoint, tags: connection.tags)
         // Restarted or stopped while the request was made: it is stale (its cursor, say), or

@@ -38,6 +38,40 @@ import Testing
     #expect(client.inFlight.isEmpty)
   }
 
+  /// An endpoint closure that waits without looking at cancellation (a cursor fetch that does
+  /// not check) does not hold the stream: `cancelAll()`, or the reader's task being cancelled,
+  /// ends the loop at once, and what the closure makes later is never sent.
+  @Test(arguments: [false, true])
+  func anEndpointClosureThatIgnoresCancellationDoesNotHoldTheStream(byCancelAll: Bool)
+    async throws
+  {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(.any, .status(204))
+    let client = Self.client(stub, clock: clock)
+    let gate = AsyncGate()
+    let entered = Locked(false)
+    let events = client.events(reconnect: ReconnectPolicy(jitter: false)) { _ in
+      entered.withLock { $0 = true }
+      await gate.wait()
+      return Self.feed
+    }
+    let reading = Task { for try await _ in events {} }
+    #expect(await eventually { entered.withLock { $0 } })
+    if byCancelAll {
+      #expect(client.cancelAll() == 1)
+    } else {
+      reading.cancel()
+    }
+    let ended = await returnsInTime(seconds: 60) {
+      _ = try? await reading.value
+      return true
+    }
+    #expect(ended, "the loop waited for an endpoint closure that ignores cancellation")
+    await gate.open()
+    #expect(await stub.requests.isEmpty)
+  }
+
   /// A stream whose first endpoint failed with a timeout (a cursor fetch that timed out) waits
   /// to try again: it is listed while it waits, `cancelAll()` ends it, and it never connects,
   /// however far the clock goes.

@@ -103,6 +103,17 @@ int errand_curl_easy_setopt_long(void *easy, int option, long value) {
 int errand_curl_easy_setopt_pointer(void *easy, int option, const void *value) {
   return curl.easy_setopt(easy, option, value);
 }
+// libcurl's `struct curl_blob` (7.71 and later), as <curl/curl.h> declares it.
+struct errand_curl_blob {
+  void *data;
+  size_t len;
+  unsigned int flags;
+};
+int errand_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length) {
+  // CURL_BLOB_COPY: libcurl copies the bytes before returning, so they need not outlive the call.
+  struct errand_curl_blob blob = {(void *)data, length, 1};
+  return curl.easy_setopt(easy, option, &blob);
+}
 int errand_curl_easy_setopt_offset(void *easy, int option, int64_t value) {
   return curl.easy_setopt(easy, option, (int64_t)value);
 }

@@ -79,6 +79,17 @@
       return errand_curl_easy_setopt_long(easy, CurlOption.httpVersion, version) == 0
     }
 
+    /// The CA bundle the libcurl loaded uses by default (`CURLINFO_CAINFO`, libcurl 7.84 and
+    /// later); `nil` when it names none or cannot say.
+    func defaultCertificateBundle() -> String? {
+      guard let easy = errand_curl_easy_init() else { return nil }
+      defer { errand_curl_easy_cleanup(easy) }
+      var path: UnsafePointer<CChar>?
+      guard errand_curl_easy_getinfo_string(easy, curlInfoDefaultCAInfo, &path) == 0, let path
+      else { return nil }
+      return String(cString: path)
+    }
+
     /// An easy handle for a new transfer: an idle one, or a new one.
     func makeHandle() -> UnsafeMutableRawPointer? {
       idleHandles.withLock { $0.popLast() } ?? errand_curl_easy_init()

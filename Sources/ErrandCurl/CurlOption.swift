@@ -40,6 +40,13 @@
     static let unixSocketPath: Int32 = 10_231
     static let resolve: Int32 = 10_203
     static let httpVersion: Int32 = 84
+    static let pinnedPublicKey: Int32 = 10_230
+    static let caInfoBlob: Int32 = 40_309
+    static let sslCertBlob: Int32 = 40_291
+    static let sslCertType: Int32 = 10_086
+    static let sslKeyBlob: Int32 = 40_292
+    static let sslKeyType: Int32 = 10_088
+    static let keyPassword: Int32 = 10_026
 
     /// `CURLOPT_…` names, for the error that says which option libcurl refused.
     static let names: [Int32: String] = [
@@ -61,9 +68,17 @@
       proxy: "CURLOPT_PROXY", proxyUsername: "CURLOPT_PROXYUSERNAME",
       proxyPassword: "CURLOPT_PROXYPASSWORD", noProxy: "CURLOPT_NOPROXY",
       unixSocketPath: "CURLOPT_UNIX_SOCKET_PATH", resolve: "CURLOPT_RESOLVE",
-      httpVersion: "CURLOPT_HTTP_VERSION",
+      httpVersion: "CURLOPT_HTTP_VERSION", pinnedPublicKey: "CURLOPT_PINNEDPUBLICKEY",
+      caInfoBlob: "CURLOPT_CAINFO_BLOB", sslCertBlob: "CURLOPT_SSLCERT_BLOB",
+      sslCertType: "CURLOPT_SSLCERTTYPE", sslKeyBlob: "CURLOPT_SSLKEY_BLOB",
+      sslKeyType: "CURLOPT_SSLKEYTYPE", keyPassword: "CURLOPT_KEYPASSWD",
     ]
   }
+
+  /// `CURLINFO_CAINFO` (libcurl 7.84 and later): the CA bundle libcurl uses by default.
+  let curlInfoDefaultCAInfo: Int32 = 0x10_0000 + 61
+  /// `CURLE_SSL_PINNEDPUBKEYNOTMATCH`.
+  let curlPinnedKeyMismatch: Int32 = 90
 
   /// `CURLE_UNKNOWN_OPTION`: the libcurl loaded does not know the option.
   let curlUnknownOption: Int32 = 48

@@ -28,6 +28,9 @@
     /// owned here, freed in `cleanUp()` after the handle (libcurl reads the list during the
     /// transfer).
     var resolveList: UnsafeMutableRawPointer?
+    /// What a pin mismatch (`CURLE_SSL_PINNEDPUBKEYNOTMATCH`) of this transfer reports: its
+    /// host and the keys pinned for it; `nil` when the host is not pinned.
+    var pinned: PinMismatchError?
     /// The file an upload reads: opened here, closed in `cleanUp()` after the handle.
     var uploadFile: UnsafeMutablePointer<FILE>?
     /// Whether `cleanUp()` has run: it frees what the handle points at, so it runs once.
@@ -72,6 +75,7 @@
     init(
       _ request: HTTPRequest, handle: UnsafeMutableRawPointer?, streams: Bool,
       certificateAuthorities: String? = nil, connection: ConnectionOptions? = nil,
+      trust: LoadedTrust? = nil, reportOnlyPins: Bool = true,
       uploadProgress: (@Sendable (TransferProgress) -> Void)? = nil,
       waiting: Waiting,
       stop: @escaping @Sendable (CurlTransfer) -> Void,
@@ -99,6 +103,9 @@
         }
         if let connection {
           try configure(connection, for: request)
+        }
+        if let trust {
+          try configure(trust, for: request, reportOnlyPins: reportOnlyPins)
         }
       } catch {
         cleanUp()
@@ -270,6 +277,9 @@
     func complete(code: Int32) {
       isComplete = true
       var error = failure
+      if error == nil, code == curlPinnedKeyMismatch, let pinned {
+        error = pinned
+      }
       if error == nil, code != 0 {
         let message = String(cString: errorBuffer)
         error = CurlError.urlError(

@@ -34,6 +34,8 @@
     private let certificateAuthorities: String?
     /// How requests connect; `nil` for libcurl's defaults.
     private let connection: ConnectionOptions?
+    /// Whom requests trust and what they present, its files read; `nil` for libcurl's defaults.
+    private let trust: LoadedTrust?
 
     /// Create a transport with its own libcurl thread and connection pool.
     /// - Parameters:
@@ -56,6 +58,7 @@
       self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
       self.certificateAuthorities = certificateAuthorities?.path
       self.connection = nil
+      self.trust = nil
     }
 
     /// Create a transport that connects as `connection` says: through a proxy, over Unix domain
@@ -96,7 +99,76 @@
       self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
       self.certificateAuthorities = certificateAuthorities?.path
       self.connection = connection
+      self.trust = nil
     }
+
+    /// Create a transport that trusts servers, and presents itself to them, as `trust` says:
+    /// public keys pinned per host, your own certificate authorities, a client certificate.
+    ///
+    /// ```swift
+    /// let transport = try CurlTransport(
+    ///   trust: TrustPolicy(
+    ///     pins: [.init(hosts: ["api.example.com"], sha256: [current, backup])],
+    ///     clientCertificate: .pem(
+    ///       certificate: .file(certificateFile), key: .file(keyFile), for: ["api.example.com"])))
+    /// ```
+    ///
+    /// Every file the policy names is read here, once: a change to it later is not seen.
+    /// - Parameters:
+    ///   - maximumConnectionsPerHost: How many connections to one host at once (16 by default).
+    ///   - trustedRedirectHosts: Hosts that may receive credentials after a cross-origin
+    ///     redirect; none by default.
+    ///   - connection: How requests connect; libcurl's defaults by default.
+    ///   - trust: Whom requests trust and what they present.
+    /// - Throws: `InvalidConnectionOption` for a part of either that is malformed or a file
+    ///   that cannot be read or does not hold what it should (never quoting a passphrase or what
+    ///   a file holds); `UnsupportedTransportOption` for a keychain identity (Apple platforms
+    ///   only) or `ConnectionOptions.HTTPVersion.http3` when the libcurl loaded has no HTTP/3.
+    public init(
+      maximumConnectionsPerHost: Int = 16, trustedRedirectHosts: Set<String> = [],
+      connection: ConnectionOptions = ConnectionOptions(), trust: TrustPolicy
+    ) throws {
+      if case .keychain = trust.clientCertificate?.storage {
+        throw UnsupportedTransportOption(
+          option: "trust.clientCertificate", transport: "CurlTransport",
+          reason: "a keychain identity exists on Apple platforms only (URLSessionTransport); "
+            + "give the certificate as PEM or PKCS#12")
+      }
+      try connection.validate()
+      let loaded = try LoadedTrust(trust)
+      let engine = Result { () throws(CurlUnavailableError) in
+        try CurlEngine(maximumConnectionsPerHost: max(1, maximumConnectionsPerHost))
+      }
+      if connection.httpVersion == .http3, case .success(let running) = engine,
+        !running.supports(httpVersion: 30)
+      {
+        running.shutDown()
+        throw InvalidConnectionOption(
+          option: "httpVersion",
+          reason: "the libcurl loaded (libcurl.so.4) was built without HTTP/3; use .http2")
+      }
+      var systemPaths = Self.wellKnownBundles
+      if case .success(let running) = engine, let path = running.defaultCertificateBundle() {
+        systemPaths.insert(path, at: 0)
+      }
+      self.engine = engine
+      self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
+      self.certificateAuthorities = nil
+      self.connection = connection
+      self.trust =
+        loaded.certificateAuthorities == nil
+          || trust.certificateAuthorities?.replacesSystemTrust == true
+        ? loaded : loaded.keepingSystemTrust(LoadedTrust.firstBundle(at: systemPaths))
+    }
+
+    /// Where Linux distributions keep the system's certificate authorities in one PEM bundle,
+    /// after the one the libcurl loaded names: Debian and Ubuntu, Fedora and RHEL, openSUSE,
+    /// Alpine.
+    static let wellKnownBundles = [
+      "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+      "/etc/ssl/ca-bundle.pem", "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+      "/etc/ssl/cert.pem",
+    ]
 
     deinit {
       if case .success(let engine) = engine {
@@ -148,7 +220,15 @@
         maximum: RedirectPolicy.maximumRedirects
       ) { current in
         try refuseCrossingIntoASocket(from: request, to: current)
-        return try await perform(current, exchange, uploadProgress: uploadProgress, on: engine)
+        do {
+          return try await perform(current, exchange, uploadProgress: uploadProgress, on: engine)
+        } catch let mismatch as PinMismatchError where mismatch.reportOnly {
+          // The handshake ended before any byte of the request was written: tell the call's
+          // listeners, then connect again without the report-only pins.
+          exchange.pinMismatchReported(mismatch)
+          return try await perform(
+            current, exchange, uploadProgress: uploadProgress, on: engine, reportOnlyPins: false)
+        }
       }
     }
 
@@ -196,7 +276,8 @@
     /// One transfer, without following redirects.
     private func perform(
       _ request: HTTPRequest, _ exchange: Exchange,
-      uploadProgress: (@Sendable (TransferProgress) -> Void)?, on engine: CurlEngine
+      uploadProgress: (@Sendable (TransferProgress) -> Void)?, on engine: CurlEngine,
+      reportOnlyPins: Bool = true
     ) async throws -> HTTPResponse {
       try request.validate()
       let started = Locked<CurlTransfer?>(nil)
@@ -220,6 +301,7 @@
             transfer = try CurlTransfer(
               request, handle: engine.makeHandle(), streams: exchange.streams,
               certificateAuthorities: certificateAuthorities, connection: connection,
+              trust: trust, reportOnlyPins: reportOnlyPins,
               uploadProgress: uploadProgress, waiting: waiting,
               stop: { engine.remove($0) }, proceed: { engine.resume($0) })
           } catch {

@@ -21,6 +21,9 @@ void errand_curl_easy_reset(void *_Nonnull easy);
 int errand_curl_easy_setopt_long(void *_Nonnull easy, int option, long value);
 int errand_curl_easy_setopt_pointer(void *_Nonnull easy, int option, const void *_Nullable value);
 int errand_curl_easy_setopt_offset(void *_Nonnull easy, int option, int64_t value);
+/// A `CURLOPTTYPE_BLOB` option: libcurl copies `length` bytes from `data` before returning.
+int errand_curl_easy_setopt_blob(
+    void *_Nonnull easy, int option, const void *_Nullable data, size_t length);
 typedef size_t (*errand_curl_data_callback)(char *_Nonnull, size_t, size_t, void *_Nullable);
 int errand_curl_easy_setopt_data_callback(
     void *_Nonnull easy, int option, errand_curl_data_callback _Nullable callback);

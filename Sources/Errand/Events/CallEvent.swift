@@ -24,6 +24,10 @@ public struct CallEvent: Sendable, Hashable {
     case redirectFollowed(status: Int, location: String)
     /// The transport refused a redirect, for the reason it says.
     case redirectRefused(reason: String)
+    /// The server of a host pinned report-only (``TrustPolicy/PinnedKeys/reportOnly``)
+    /// presented a key that matches none of its pins; the call went on. It names the host and
+    /// the keys expected.
+    case pinMismatchReported(PinMismatchError)
     /// A `401` made ``BearerAuthenticationMiddleware`` wait for a fresh token.
     case tokenRefreshStarted
     /// The fresh token came, or the refresh failed.
@@ -54,6 +58,7 @@ public struct CallEvent: Sendable, Hashable {
       case .retryScheduled: "retryScheduled"
       case .redirectFollowed: "redirectFollowed"
       case .redirectRefused: "redirectRefused"
+      case .pinMismatchReported: "pinMismatchReported"
       case .tokenRefreshStarted: "tokenRefreshStarted"
       case .tokenRefreshFinished: "tokenRefreshFinished"
       case .responseHead: "responseHead"

@@ -68,6 +68,8 @@ public protocol EventListener: Sendable {
   func redirectFollowed(_ event: CallEvent, status: Int, location: String) throws
   /// A redirect was refused.
   func redirectRefused(_ event: CallEvent, reason: String) throws
+  /// A report-only pin did not match; the call went on.
+  func pinMismatchReported(_ event: CallEvent, mismatch: PinMismatchError) throws
   /// The call waits for a fresh token.
   func tokenRefreshStarted(_ event: CallEvent) throws
   /// The fresh token came, or not.
@@ -105,6 +107,7 @@ extension EventListener {
     case .redirectFollowed(let status, let location):
       try redirectFollowed(event, status: status, location: location)
     case .redirectRefused(let reason): try redirectRefused(event, reason: reason)
+    case .pinMismatchReported(let mismatch): try pinMismatchReported(event, mismatch: mismatch)
     case .tokenRefreshStarted: try tokenRefreshStarted(event)
     case .tokenRefreshFinished(let succeeded): try tokenRefreshFinished(event, succeeded: succeeded)
     case .responseHead(let status, let headers):
@@ -135,6 +138,8 @@ extension EventListener {
   public func redirectFollowed(_ event: CallEvent, status: Int, location: String) throws {}
   /// Does nothing.
   public func redirectRefused(_ event: CallEvent, reason: String) throws {}
+  /// Does nothing.
+  public func pinMismatchReported(_ event: CallEvent, mismatch: PinMismatchError) throws {}
   /// Does nothing.
   public func tokenRefreshStarted(_ event: CallEvent) throws {}
   /// Does nothing.

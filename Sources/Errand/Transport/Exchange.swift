@@ -18,7 +18,8 @@ import Foundation
 ///   calling task is cancelled;
 /// - it tells how much of the request body it has sent (``reportUploadProgress(_:)``);
 /// - it tells the call's listeners about the redirects it follows or refuses
-///   (``redirectFollowed(status:location:)``, ``redirectRefused(_:)``).
+///   (``redirectFollowed(status:location:)``, ``redirectRefused(_:)``), and about a report-only
+///   pin that did not match (``pinMismatchReported(_:)``).
 ///
 /// Every member is safe to call from any thread; the reports do nothing when the call has no
 /// one to hear them.
@@ -118,6 +119,13 @@ public struct Exchange: Sendable {
   ///   - location: Where it leads.
   public func redirectFollowed(status: Int, location: URL) {
     events?.redirectFollowed(status: status, location: location)
+  }
+
+  /// Tell the call's listeners that the server of a host pinned report-only presented a key
+  /// that matches none of its pins, and that the exchange goes on.
+  /// - Parameter mismatch: The host and the keys expected.
+  public func pinMismatchReported(_ mismatch: PinMismatchError) {
+    events?.post(.pinMismatchReported(mismatch))
   }
 
   /// Tell the call's listeners that the transport refused a redirect.

@@ -12,7 +12,8 @@ package enum LibcurlMessage {
   /// body that does not decode as its `Content-Encoding` says ("content unencoding") cannot be
   /// decoded; broken chunked framing is a bad server response; a server certificate that does
   /// not verify ("SSL certificate problem", a name that does not match) is untrusted, as on
-  /// Apple platforms; a proxy that refuses the tunnel to the server ("CONNECT tunnel failed")
+  /// Apple platforms; the server's TLS alert that it wants a client certificate, or refuses the
+  /// one presented, is `clientCertificateRequired` or `clientCertificateRejected`; a proxy that refuses the tunnel to the server ("CONNECT tunnel failed")
   /// means the server cannot be reached.
   package static func code(for message: String) -> URLError.Code? {
     let message = message.lowercased()
@@ -29,6 +30,16 @@ package enum LibcurlMessage {
       || message.contains("no alternative certificate subject name")
     {
       return .serverCertificateUntrusted
+    }
+    // The server's TLS alerts about the client's certificate: none was presented (TLS 1.3's
+    // `certificate_required`), or the one presented was refused.
+    if message.contains("alert certificate required") {
+      return .clientCertificateRequired
+    }
+    if message.contains("alert bad certificate") || message.contains("alert unknown ca")
+      || message.contains("alert certificate unknown")
+    {
+      return .clientCertificateRejected
     }
     if message.contains("connect tunnel failed") {
       return .cannotConnectToHost

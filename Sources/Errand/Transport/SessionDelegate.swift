@@ -131,6 +131,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   /// The authentication methods URLSession may answer with the system's credentials, beside
   /// server trust.
   private let systemCredentials: Set<String>
+  /// Whom the session trusts and what it presents (Apple platforms), its files read; `nil` for
+  /// the system's rules and no client certificate.
+  let trust: LoadedTrust?
   /// Cancels a task without making anyone wait (`URLSessionTransport.stop(_:)`).
   private let stop: @Sendable (URLSessionTask) -> Void
   /// How long a task's successful end waits for URLSession's report of its metrics when the
@@ -151,11 +154,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   /// A successful end waits up to `reportWait` for URLSession's metrics.
   init(
     trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String> = [],
-    reportWait: Duration? = SessionDelegate.defaultReportWait,
+    trust: LoadedTrust? = nil, reportWait: Duration? = SessionDelegate.defaultReportWait,
     stop: @escaping @Sendable (URLSessionTask) -> Void = URLSessionTransport.stop
   ) {
     self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
     self.systemCredentials = systemCredentials
+    self.trust = trust
     self.reportWait = reportWait
     self.stop = stop
   }

@@ -96,18 +96,95 @@ public final class URLSessionTransport: Transport {
     trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String>
   ) {
     refusal = Self.refusal(of: configuration)
-    let configuration = Self.withoutCache(Self.runnable(configuration))
+    (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
+      configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
+      systemCredentials: systemCredentials, trust: nil)
+  }
+
+  /// Create a transport with its own session that trusts servers, and presents itself to
+  /// them, as `trust` says: public keys pinned per host, your own certificate authorities, a
+  /// client certificate.
+  ///
+  /// On Apple platforms the session's delegate answers the server-trust challenge (the
+  /// system's checks with your authorities as anchors, then the pins, compared with the
+  /// server's own key) and the client-certificate challenge (with a PKCS#12 identity or one
+  /// from the keychain, for the hosts named). On Linux, URLSession (FoundationNetworking) gives
+  /// a delegate neither challenge, so a policy with any part is refused here: use
+  /// `CurlTransport` (module ErrandCurl), which honours all of it.
+  /// - Parameters:
+  ///   - configuration: The session configuration, used as
+  ///     ``init(configuration:trustedRedirectHosts:)`` uses it.
+  ///   - trustedRedirectHosts: Hosts that may receive the request's credentials across origins.
+  ///   - trust: Whom requests trust and what they present.
+  /// - Throws: ``UnsupportedTransportOption`` for a part this platform's URLSession cannot
+  ///   honour (on Linux, any; on Apple platforms, a PEM client certificate: give it as
+  ///   PKCS#12); ``InvalidConnectionOption`` for a part that is malformed, or a file that
+  ///   cannot be read or does not hold what it should.
+  public convenience init(
+    configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
+    trustedRedirectHosts: Set<String> = [], trust: TrustPolicy
+  ) throws {
+    try Self.checkSupported(trust)
+    let loaded = try LoadedTrust(trust)
+    self.init(
+      configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
+      loadedTrust: loaded)
+  }
+
+  /// A transport whose delegate applies `loadedTrust`.
+  private init(
+    configuration: URLSessionConfiguration, trustedRedirectHosts: Set<String>,
+    loadedTrust: LoadedTrust
+  ) {
+    refusal = Self.refusal(of: configuration)
+    (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
+      configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
+      systemCredentials: [], trust: loadedTrust)
+  }
+
+  /// Refuse the parts of `trust` this platform's URLSession cannot honour.
+  private static func checkSupported(_ trust: TrustPolicy) throws {
     #if canImport(FoundationNetworking)
-      (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
+      let parts = [
+        ("trust.pins", !trust.pins.isEmpty),
+        ("trust.certificateAuthorities", trust.certificateAuthorities != nil),
+        ("trust.clientCertificate", trust.clientCertificate != nil),
+      ]
+      if let (option, _) = parts.first(where: { $0.1 }) {
+        throw UnsupportedTransportOption(
+          option: option, transport: "URLSessionTransport on Linux",
+          reason: "FoundationNetworking gives a session's delegate no server-trust or "
+            + "client-certificate challenge; use CurlTransport (module ErrandCurl), which "
+            + "honours the whole TrustPolicy")
+      }
+    #else
+      if case .pem = trust.clientCertificate?.storage {
+        throw UnsupportedTransportOption(
+          option: "trust.clientCertificate", transport: "URLSessionTransport",
+          reason: "Apple platforms make a client identity from PKCS#12 or the keychain, not "
+            + "from PEM; give it as .pkcs12(_:passphrase:for:) or .keychainIdentity(label:for:)")
+      }
+    #endif
+  }
+
+  /// The sessions (and delegates) of a transport Errand creates: on Linux one for buffered
+  /// calls and one for streamed calls; elsewhere one for both.
+  private static func sessions(
+    configuration: URLSessionConfiguration, trustedRedirectHosts: Set<String>,
+    systemCredentials: Set<String>, trust: LoadedTrust?
+  ) -> (URLSession, SessionDelegate?, URLSession, SessionDelegate?) {
+    let configuration = withoutCache(runnable(configuration))
+    #if canImport(FoundationNetworking)
+      return sessions(
         configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
         systemCredentials: systemCredentials, queues: (DelegateQueue(), DelegateQueue()))
     #else
       let delegate = SessionDelegate(
-        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials)
-      self.delegate = delegate
-      session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-      streamingDelegate = delegate
-      streamingSession = session
+        trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials,
+        trust: trust)
+      let session = URLSession(
+        configuration: configuration, delegate: delegate, delegateQueue: nil)
+      return (session, delegate, session, delegate)
     #endif
   }
 

@@ -3,7 +3,7 @@
 # line in CONTRIBUTING.md's "Platform branches" list saying how it was checked. This fails when a
 # branch has no line, or a line names a branch that no longer exists. It refuses APIs newer than
 # the declared minimum platforms. Off Apple platforms it then type-checks the Apple side of the
-# code: Errand's Combine, os and Network branches, and Errand's and ErrandStubs'
+# code: Errand's Combine, os, Network and Security branches, and Errand's and ErrandStubs'
 # FoundationNetworking behaviour branches flipped (scripts/flip-networking-branches.py), against
 # the API shapes in scripts/apple-shims/.
 set -euo pipefail
@@ -58,5 +58,5 @@ flags=(-swift-version 6 -warnings-as-errors -package-name errand
 swiftc -emit-module -emit-module-path "$shims/Errand.swiftmodule" -module-name Errand \
   -parse-as-library "${flags[@]}" $(find "$flipped/Errand" -name '*.swift')
 swiftc -typecheck -module-name ErrandStubs "${flags[@]}" $(find "$flipped/ErrandStubs" -name '*.swift')
-echo "Errand's Combine, os and Network branches and its $errand_flips FoundationNetworking branches, and"
+echo "Errand's Combine, os, Network and Security branches and its $errand_flips FoundationNetworking branches, and"
 echo "ErrandStubs' $stubs_flips, type-check with the Apple side taken (against scripts/apple-shims)"

@@ -146,6 +146,15 @@
       #expect(events.last?.kind.name == "callEnded")
     }
 
+    /// The pin Errand computes from a certificate's bytes (as URLSessionTransport does on Apple
+    /// platforms) is the one `cryptography` computes, for both servers' keys.
+    @Test(arguments: ["server", "other-server"])
+    func thePinComputedFromTheCertificateIsTheServersKey(_ server: String) throws {
+      let leaf = try #require(
+        CertificateKey.certificates(inPEM: try TLSFixtures.contents("\(server).pem")).first)
+      #expect(CertificateKey.pin(ofCertificate: leaf) == (try TLSFixtures.pin(server)))
+    }
+
     /// Pins for other hosts leave this one unpinned.
     @Test func aHostNoSetNamesIsNotPinned() async throws {
       let client = try Self.client(

@@ -201,7 +201,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   }
 
   /// End an exchange with an outcome, if it has not ended yet.
-  private func finish(
+  func finish(
     _ taskIdentifier: Int, with outcome: Result<HTTPResponse, any Error>, sent: Int64? = nil
   ) {
     exchanges.withLock { $0.removeValue(forKey: taskIdentifier) }?.end(with: outcome, sent: sent)
@@ -441,7 +441,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return
       }
     #endif
+    #if canImport(Security)
+      if let trust,
+        answer(challenge, task: task, trust: trust, completionHandler: completionHandler)
+      {
+        return
+      }
+    #endif
     completionHandler(disposition(for: challenge.protectionSpace.authenticationMethod), nil)
+  }
+
+  /// What the call of `task` asks of its exchange; `nil` once the exchange has ended.
+  func exchange(of task: URLSessionTask) -> Exchange? {
+    exchanges.withLock { $0[task.taskIdentifier]?.call }
   }
 
   /// `NSURLAuthenticationMethodServerTrust`'s value, which Apple's Foundation declares and

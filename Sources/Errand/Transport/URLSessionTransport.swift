@@ -126,6 +126,14 @@ public final class URLSessionTransport: Transport {
   ) throws {
     try Self.checkSupported(trust)
     let loaded = try LoadedTrust(trust)
+    #if canImport(Security)
+      // Opened now, so that a wrong passphrase fails here and not at a server's challenge.
+      if case .pkcs12 = trust.clientCertificate?.storage, SessionDelegate.identity(loaded) == nil {
+        throw InvalidConnectionOption(
+          option: "trust.clientCertificate",
+          reason: "the PKCS#12 data could not be opened with the passphrase given")
+      }
+    #endif
     self.init(
       configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
       loadedTrust: loaded)

@@ -31,9 +31,11 @@ import Testing
           close(lockFile)
         }
       }
-      // Should the lookups block the pool after all, the lock goes after 10 s (on a dispatch
+      // Should the lookups block the pool after all, the lock goes after 45 s (on a dispatch
       // timer, which needs no thread of the pool), so that the test fails instead of hanging.
-      DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: release)
+      // Not a bound on how fast the check below runs: on a machine loaded to 25 a task waited
+      // more than the 10 s this was once, and the test failed with the pool free.
+      DispatchQueue.global().asyncAfter(deadline: .now() + 45, execute: release)
 
       // More lookups than the pool has threads, all waiting for the disk.
       let cache = HTTPCache(memoryBudget: 0, directory: folder)

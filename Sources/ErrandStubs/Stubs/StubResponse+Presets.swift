@@ -14,6 +14,19 @@ extension StubResponse {
   /// Nothing accepts the connection: `URLError(.cannotConnectToHost)`.
   public static var connectionRefused: StubResponse { .error(URLError(.cannotConnectToHost)) }
 
+  /// The server's key matches none of the keys pinned for the request's host, as a transport
+  /// with a `TrustPolicy` reports it: `PinMismatchError` (as `APIError.transport`) naming the
+  /// host and the keys the stub's ``StubTransport/trust`` pins for it (none for a stub made
+  /// without one). No response arrives.
+  public static var pinMismatch: StubResponse { .error(StubPinMismatch()) }
+
+  /// The server requires a client certificate and none was presented (or the one presented was
+  /// refused): `URLError(.clientCertificateRequired)`, as both Linux transports and URLSession
+  /// on Apple platforms report it.
+  public static var clientCertificateRequired: StubResponse {
+    .error(URLError(.clientCertificateRequired))
+  }
+
   /// Never answers; the call ends only when its task is cancelled or its timeout passes. (Moya's
   /// `.never` means something else, "this endpoint is real": that is ``passthrough``.)
   public static var hang: StubResponse { StubResponse(.hang) }

@@ -73,14 +73,19 @@ extension StubTransport {
     let stopwatch = Stopwatch(clock)
     let (answer, call) = try await route(request, sample: exchange.sample)
     let resolved: Resolved
-    if let atOnce = try Self.resolveAtOnce(answer, call: call, defaultDelay: defaultDelay) {
-      resolved = atOnce
-    } else {
-      resolved = try await Self.bounded(by: deadline, endedBy: exchange.cancellation) {
-        [clock, defaultDelay] in
-        try await Self.resolve(
-          answer, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
+    do {
+      if let atOnce = try Self.resolveAtOnce(answer, call: call, defaultDelay: defaultDelay) {
+        resolved = atOnce
+      } else {
+        resolved = try await Self.bounded(by: deadline, endedBy: exchange.cancellation) {
+          [clock, defaultDelay] in
+          try await Self.resolve(
+            answer, request: request, call: call, clock: clock, defaultDelay: defaultDelay)
+        }
       }
+    } catch is StubPinMismatch {
+      let host = request.url.host ?? ""
+      throw PinMismatchError(host: host, expected: trust?.pins(for: host)?.sha256 ?? [])
     }
     switch resolved {
     case .passthrough:

@@ -36,6 +36,13 @@ public actor StubTransport: Transport {
   let upstream: (any Transport)?
   /// Whether a redirect's `Location` is answered in turn, as Errand's transports follow it.
   let followsRedirects: Bool
+  /// The trust policy the stub was made with, as a real transport would be: for a test that
+  /// checks what the app's code gives its transport. ``StubResponse/pinMismatch`` names its
+  /// pins. `nil` for a stub made without one.
+  public nonisolated let trust: TrustPolicy?
+  /// The connection options the stub was made with, as a real transport would be; `nil` for a
+  /// stub made without them.
+  public nonisolated let connection: ConnectionOptions?
 
   /// Every request received, in order, with its body.
   public internal(set) var requests: [HTTPRequest] = []
@@ -101,11 +108,41 @@ public actor StubTransport: Transport {
       routes: [], fallback: nil, delay: delay, clock: clock, samples: false, upstream: upstream)
   }
 
+  /// Create a stub made with the trust policy and connection options the app's code gives a
+  /// real transport: it checks them as `CurlTransport` does (a malformed option, or a file that
+  /// cannot be read, throws the same error), keeps them for the test to compare
+  /// (``trust``, ``connection``), and names the policy's pins when a route answers
+  /// ``StubResponse/pinMismatch``.
+  ///
+  /// ```swift
+  /// let stub = try StubTransport(trust: AppNetwork.trustPolicy)
+  /// await stub.on(.get, "/v1/me", .pinMismatch)
+  /// #expect(stub.trust?.pins.first?.hosts == ["api.example.com"])
+  /// ```
+  /// - Parameters:
+  ///   - trust: The trust policy.
+  ///   - connection: The connection options; libcurl's defaults by default.
+  ///   - delay: The delay before every answer that sets none of its own.
+  ///   - clock: The clock that delays run on.
+  /// - Throws: `InvalidConnectionOption` for a part of either that a real transport refuses.
+  public init(
+    trust: TrustPolicy, connection: ConnectionOptions = ConnectionOptions(),
+    delay: Duration = .zero, clock: any Clock<Duration> = ContinuousClock()
+  ) throws {
+    try connection.validate()
+    _ = try LoadedTrust(trust)
+    self.init(
+      routes: [], fallback: nil, delay: delay, clock: clock, samples: false, trust: trust,
+      connection: connection)
+  }
+
   init(
     routes: [Route], fallback: (@Sendable (HTTPRequest) async throws -> StubResponse)?,
     delay: Duration, clock: any Clock<Duration>, samples: Bool, upstream: (any Transport)? = nil,
-    followsRedirects: Bool = false
+    followsRedirects: Bool = false, trust: TrustPolicy? = nil, connection: ConnectionOptions? = nil
   ) {
+    self.trust = trust
+    self.connection = connection
     self.followsRedirects = followsRedirects
     self.routes = routes
     self.fallback = fallback

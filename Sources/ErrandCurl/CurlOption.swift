@@ -47,6 +47,7 @@
     static let sslKeyBlob: Int32 = 40_292
     static let sslKeyType: Int32 = 10_088
     static let keyPassword: Int32 = 10_026
+    static let pipeWait: Int32 = 237
 
     /// `CURLOPT_…` names, for the error that says which option libcurl refused.
     static let names: [Int32: String] = [
@@ -72,6 +73,7 @@
       caInfoBlob: "CURLOPT_CAINFO_BLOB", sslCertBlob: "CURLOPT_SSLCERT_BLOB",
       sslCertType: "CURLOPT_SSLCERTTYPE", sslKeyBlob: "CURLOPT_SSLKEY_BLOB",
       sslKeyType: "CURLOPT_SSLKEYTYPE", keyPassword: "CURLOPT_KEYPASSWD",
+      pipeWait: "CURLOPT_PIPEWAIT",
     ]
   }
 

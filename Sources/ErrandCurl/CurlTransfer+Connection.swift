@@ -48,6 +48,16 @@
       }
     }
 
+    /// Whether a request to `url` may share a connection with others (HTTP/2): over TLS, unless
+    /// HTTP/1.1 is asked for, or over cleartext with HTTP/2 by prior knowledge.
+    static func multiplexes(_ url: URL, _ version: ConnectionOptions.HTTPVersion) -> Bool {
+      switch version {
+      case .http1: false
+      case .http2PriorKnowledge: true
+      default: url.scheme?.lowercased() == "https"
+      }
+    }
+
     /// libcurl's `CURL_HTTP_VERSION_…` for `version`; `nil` for libcurl's default.
     static func curlHTTPVersion(_ version: ConnectionOptions.HTTPVersion) -> Int? {
       switch version {

@@ -107,6 +107,11 @@
         if let trust {
           try configure(trust, for: request, reportOnlyPins: reportOnlyPins)
         }
+        if Self.multiplexes(request.url, connection?.httpVersion ?? .automatic) {
+          // Wait for a connection being opened to the same host, to share it, rather than
+          // open one more: HTTP/2 carries many transfers on one connection.
+          try setLong(CurlOption.pipeWait, 1)
+        }
       } catch {
         cleanUp()
         throw error

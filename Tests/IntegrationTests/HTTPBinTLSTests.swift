@@ -56,6 +56,24 @@
       #expect(Set(answers.map(\.port)).count == 1)
     }
 
+    /// HTTP/2 multiplexing: 32 calls at once, on a transport that has not connected yet, share
+    /// one connection (one client port), each reporting HTTP/2; only the first opened it.
+    @Test func concurrentCallsShareOneHTTP2Connection() async throws {
+      let client = APIClient(
+        baseURL: try #require(HTTPBinTLS.url), transport: HTTPBinTLS.transport())
+      let answers = try await withThrowingTaskGroup(of: ConnectionInfo.self) { group in
+        for _ in 0..<32 {
+          group.addTask {
+            try await client.send(Endpoint<ConnectionInfo>(path: "errand/connection"))
+          }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(answers.count == 32)
+      #expect(Set(answers.map(\.protocol)) == ["HTTP/2"])
+      #expect(Set(answers.map(\.port)).count == 1, "\(Set(answers.map(\.port)).count) connections")
+    }
+
     /// `ConnectionOptions.httpVersion`: HTTP/1.1 when asked, though the server offers HTTP/2;
     /// HTTP/2 when asked, as by default.
     @Test(arguments: [

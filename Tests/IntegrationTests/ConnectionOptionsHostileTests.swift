@@ -202,6 +202,26 @@
       #expect(error?.reason.contains("*") == true)
     }
 
+    /// A range whose prefix does not fit its address, or that is no range, is refused; an IPv6
+    /// address and range are taken.
+    @Test(arguments: [
+      ("10.0.0.0/33", false), ("::/129", false), ("10.0.0.0/", false), ("/8", false),
+      ("10.0.0.0/8/8", false), ("a.test/8", false), ("10.0.0.0/-1", false), ("10.0.0.0/+8", false),
+      ("fd00::/8", true), ("::1", true), ("10.0.0.0/8", true), ("10.0.0.0/0", true),
+    ])
+    func aBypassedRangeMustBeOne(_ entry: String, valid: Bool) {
+      let make = {
+        _ = try CurlTransport(
+          connection: ConnectionOptions(proxy: .init(host: "p", port: 1, bypassedHosts: [entry])))
+      }
+      if valid {
+        #expect(throws: Never.self) { try make() }
+      } else {
+        let error = #expect(throws: InvalidConnectionOption.self) { try make() }
+        #expect(error?.option == "proxy.bypassedHosts")
+      }
+    }
+
     // MARK: A Unix socket reached from the network
 
     struct Redirect: Sendable, CustomTestStringConvertible {

@@ -69,15 +69,17 @@
       #expect(seen.headers["Authorization"] == "Bearer server-token")
     }
 
-    /// A host the proxy bypasses is reached directly: the proxy sees nothing.
-    @Test func aBypassedHostIsReachedDirectly() async throws {
+    /// A host the proxy bypasses is reached directly: the proxy sees nothing; named as itself or
+    /// as a range that holds it.
+    @Test(arguments: ["127.0.0.1", "127.0.0.0/8", "127.0.0.1/32"])
+    func aBypassedHostIsReachedDirectly(_ bypassed: String) async throws {
       let proxy = try LoopbackServer { _ in .json(#"["via proxy"]"#) }
       defer { proxy.stop() }
       let server = try LoopbackServer { _ in .json(#"["direct"]"#) }
       defer { server.stop() }
       let transport = try CurlTransport(
         connection: ConnectionOptions(
-          proxy: .init(host: "127.0.0.1", port: Int(proxy.port), bypassedHosts: ["127.0.0.1"])))
+          proxy: .init(host: "127.0.0.1", port: Int(proxy.port), bypassedHosts: [bypassed])))
       let client = APIClient(baseURL: server.baseURL, transport: transport)
       #expect(try await client.send(Endpoint<[String]>(path: "dogs")) == ["direct"])
       #expect(proxy.requests.isEmpty)

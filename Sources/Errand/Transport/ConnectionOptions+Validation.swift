@@ -44,7 +44,10 @@ extension ConnectionOptions {
             reason: "\"\(Self.printable(host))\" holds a '*': give \"example.com\" for a domain "
               + "and its subdomains, or \"*\" alone for every host")
         }
-        try Self.checkName(host, "proxy.bypassedHosts")
+        // An address or a range of them (`10.0.0.0/8`, `fd00::/8`) is a host too.
+        if !Self.isAddress(host), !Self.isRange(host) {
+          try Self.checkName(host, "proxy.bypassedHosts")
+        }
       }
       try Self.checkLength(
         proxy.bypassedHosts.joined(separator: ","), "proxy.bypassedHosts", quoted: false)
@@ -132,6 +135,17 @@ extension ConnectionOptions {
         ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
     }.joined()
     return escaped.count > 80 ? String(escaped.prefix(80)) + "…" : escaped
+  }
+
+  /// Whether `text` is a range of addresses in CIDR notation: an address, `/`, and a prefix
+  /// length that fits it (at most 32 for IPv4, 128 for IPv6).
+  private static func isRange(_ text: String) -> Bool {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, isAddress(String(parts[0])),
+      !parts[1].isEmpty, parts[1].count <= 3, parts[1].allSatisfy(\.isWholeNumber),
+      parts[1].allSatisfy(\.isASCII), let bits = Int(parts[1])
+    else { return false }
+    return (0...(parts[0].contains(":") ? 128 : 32)).contains(bits)
   }
 
   /// Whether `text` is an IPv4 or IPv6 address.

@@ -98,8 +98,11 @@ extension ConnectionOptions {
     public var password: String?
     /// Hosts reached directly, not through the proxy: a name matches itself and its subdomains,
     /// ignoring case (`example.com` and `.example.com` both match `example.com` and
-    /// `api.example.com`, not `notexample.com`); an IPv4 address matches itself; `*`, as an entry
-    /// of its own, bypasses the proxy for every host. There are no other wildcards: a `*` inside
+    /// `api.example.com`, not `notexample.com`); an IPv4 or IPv6 address (without brackets)
+    /// matches itself, and a range in CIDR notation (`10.0.0.0/8`, `fd00::/8`) every address in
+    /// it (with libcurl 7.86 or later; an older one matches a range against nothing, so such a
+    /// request goes through the proxy); `*`, as an entry of its own, bypasses the proxy for
+    /// every host. There are no other wildcards: a `*` inside
     /// a name (`*.example.com`) is refused when the transport is made.
     public var bypassedHosts: [String]
 

@@ -280,6 +280,7 @@
       reportOnlyPins: Bool = true
     ) async throws -> HTTPResponse {
       try request.validate()
+      if let refused = trust?.refusal(for: request.url) { throw refused }
       let started = Locked<CurlTransfer?>(nil)
       let abandoned = Locked<(any Error)?>(nil)
       let abandon: @Sendable (any Error) -> Void = { error in

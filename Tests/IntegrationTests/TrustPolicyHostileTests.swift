@@ -2,6 +2,7 @@
   import Errand
   import ErrandCurl
   import Foundation
+  import LoopbackServer
   import TestSupport
   import Testing
 
@@ -280,6 +281,57 @@
         #expect((error as? URLError)?.code == .serverCertificateUntrusted, "\(error)")
       }
       #expect(!Self.reached(probe))
+    }
+  }
+#endif
+
+#if os(Linux)
+  /// A pinned host reached over plain HTTP, where there is no key to compare: refused before
+  /// anything is sent, directly or by a redirect; report-only pins let it go.
+  @Suite(.timeLimit(.minutes(1))) struct PinnedHostOverPlainHTTPTests {
+    static let pin = Data(repeating: 9, count: 32).base64EncodedString()
+
+    @Test func aPinnedHostIsNotCalledOverPlainHTTP() async throws {
+      let server = try LoopbackServer { _ in .json(#"["plain"]"#) }
+      defer { server.stop() }
+      let transport = try CurlTransport(
+        trust: TrustPolicy(pins: [.init(hosts: ["127.0.0.1"], sha256: [Self.pin])]))
+      let client = APIClient(baseURL: server.baseURL, transport: transport)
+      let error = await #expect(throws: APIError.self) {
+        try await client.send(Endpoint<[String]>(path: "dogs"))
+      }
+      #expect(error?.kind == .invalidRequest)
+      #expect(error?.invalidRequestReason?.contains("a pin needs HTTPS") == true)
+      #expect(server.requests.isEmpty)
+    }
+
+    @Test func aRedirectIntoAPinnedHostOverPlainHTTPIsNotFollowed() async throws {
+      let pinned = try LoopbackServer { _ in .json(#"["pinned"]"#) }
+      defer { pinned.stop() }
+      let redirector = try LoopbackServer { _ in
+        ScriptedResponse(
+          status: 302, headers: [("Location", "http://127.0.0.1:\(pinned.port)/dogs")])
+      }
+      defer { redirector.stop() }
+      let transport = try CurlTransport(
+        trust: TrustPolicy(pins: [.init(hosts: ["127.0.0.1"], sha256: [Self.pin])]))
+      let start = try #require(URL(string: "http://localhost:\(redirector.port)"))
+      let client = APIClient(baseURL: start, transport: transport)
+      await #expect(throws: APIError.self) {
+        try await client.send(Endpoint<[String]>(path: "start"))
+      }
+      #expect(redirector.requests.count == 1)
+      #expect(pinned.requests.isEmpty)
+    }
+
+    @Test func reportOnlyPinsLetAPlainRequestGo() async throws {
+      let server = try LoopbackServer { _ in .json(#"["plain"]"#) }
+      defer { server.stop() }
+      let transport = try CurlTransport(
+        trust: TrustPolicy(
+          pins: [.init(hosts: ["127.0.0.1"], sha256: [Self.pin], reportOnly: true)]))
+      let client = APIClient(baseURL: server.baseURL, transport: transport)
+      #expect(try await client.send(Endpoint<[String]>(path: "dogs")) == ["plain"])
     }
   }
 #endif

@@ -42,6 +42,7 @@ public func SecItemCopyMatching(
 
 public let kSecImportExportPassphrase: CFString = "passphrase"
 public let kSecImportItemIdentity: CFString = "identity"
+public let kSecImportItemCertChain: CFString = "chain"
 public let kSecClass: CFString = "class"
 public let kSecClassIdentity: CFString = "idnt"
 public let kSecAttrLabel: CFString = "labl"

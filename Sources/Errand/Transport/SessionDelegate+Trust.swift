@@ -31,11 +31,13 @@
         return true
       case Self.clientCertificate:
         guard trust.policy.presentsClientCertificate(to: space.host),
-          let identity = Self.identity(trust)
+          let (identity, intermediates) = Self.identity(trust)
         else { return false }
+        // The intermediates go with it, for a server that knows only the root.
         completionHandler(
           .useCredential,
-          URLCredential(identity: identity, certificates: nil, persistence: .forSession))
+          URLCredential(
+            identity: identity, certificates: intermediates, persistence: .forSession))
         return true
       default:
         return false
@@ -76,9 +78,10 @@
       return nil
     }
 
-    /// The client identity: imported from the policy's PKCS#12 bytes, or found in the keychain
-    /// by its label; `nil` when there is none.
-    static func identity(_ trust: LoadedTrust) -> SecIdentity? {
+    /// The client identity and the intermediate certificates that go with it: imported from the
+    /// policy's PKCS#12 bytes, or found in the keychain by its label (with no intermediates);
+    /// `nil` when there is none.
+    static func identity(_ trust: LoadedTrust) -> (SecIdentity, [Any])? {
       switch trust.policy.clientCertificate?.storage {
       case .pkcs12?:
         guard let identity = trust.identity else { return nil }
@@ -90,7 +93,8 @@
           let first = (items as? [[String: Any]])?.first,
           let found = first[kSecImportItemIdentity as String]
         else { return nil }
-        return (found as! SecIdentity)
+        let chain = first[kSecImportItemCertChain as String] as? [Any] ?? []
+        return (found as! SecIdentity, Array(chain.dropFirst()))
       case .keychain(let label)?:
         let query: [String: Any] = [
           kSecClass as String: kSecClassIdentity, kSecAttrLabel as String: label,
@@ -99,7 +103,7 @@
         var found: CFTypeRef?
         guard SecItemCopyMatching(query as CFDictionary, &found) == errSecSuccess, let found
         else { return nil }
-        return (found as! SecIdentity)
+        return (found as! SecIdentity, [])
       default:
         return nil
       }

@@ -400,6 +400,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
       location: response.value(forHTTPHeaderField: "Location"), status: response.statusCode,
       hasBody: hasBody, method: original?.httpMethod ?? "GET", trustedHosts: trustedRedirectHosts,
       redaction: redaction)
+    if case .follow(let url, _) = decision, let refused = trust?.refusal(for: url) {
+      // Into a pinned host over plain HTTP, where no key is compared.
+      call?.redirectRefused(refused)
+      exchanges.withLock { $0[task.taskIdentifier]?.phase = .refused(refused) }
+      completionHandler(nil)
+      return
+    }
     switch decision {
     case .follow(let url, let headers):
       exchanges.withLock { $0[task.taskIdentifier]?.observed.redirected() }

@@ -422,6 +422,7 @@ public final class URLSessionTransport: Transport {
   ) async throws -> HTTPResponse {
     if let refusal { throw APIError.invalidRequest(refusal) }
     try request.validate()
+    if let refused = delegate?.trust?.refusal(for: request.url) { throw refused }
     var urlRequest = request.urlRequest
     if let timeout = request.timeout {
       urlRequest.timeoutInterval = Double(

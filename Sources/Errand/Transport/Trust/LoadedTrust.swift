@@ -89,6 +89,17 @@ package struct LoadedTrust: Sendable, CustomReflectable {
     }
   }
 
+  /// Why a request to `url` must not be sent: its host is pinned (not report-only) and the
+  /// request is not over HTTPS, where there is no key to compare; `nil` when it may go.
+  package func refusal(for url: URL) -> APIError? {
+    guard url.scheme?.lowercased() != "https", let host = url.host,
+      let pins = policy.pins(for: host), !pins.reportOnly
+    else { return nil }
+    return .invalidRequest(
+      "\(host) has pinned keys (TrustPolicy) but the request is \(url.scheme ?? "not HTTPS"): "
+        + "a pin needs HTTPS; not sent")
+  }
+
   package var customMirror: Mirror {
     Mirror(self, children: ["policy": policy.description], displayStyle: .struct)
   }
@@ -124,21 +135,7 @@ package struct LoadedTrust: Sendable, CustomReflectable {
     case .data(let bytes):
       data = bytes
     case .file(let url):
-      // A FIFO would block the read, a device (`/dev/zero`) never end: regular files only.
-      let resolved = url.resolvingSymlinksInPath().path
-      let type = (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type]
-      if let type = type as? FileAttributeType, type != .typeRegular {
-        throw InvalidConnectionOption(option: option, reason: "\(url.path) is not a regular file")
-      }
-      do {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        data = try handle.read(upToCount: largestFile + 1) ?? Data()
-      } catch {
-        throw InvalidConnectionOption(
-          option: option,
-          reason: "\(url.path) cannot be read (\(error.localizedDescription))")
-      }
+      data = try readRegularFile(url, option)
     }
     guard !data.isEmpty else {
       throw InvalidConnectionOption(option: option, reason: "\(source) is empty")
@@ -148,6 +145,32 @@ package struct LoadedTrust: Sendable, CustomReflectable {
         option: option, reason: "\(source) is larger than \(largestFile / 1024 / 1024) MiB")
     }
     return data
+  }
+
+  /// At most ``largestFile`` + 1 bytes of the regular file at `url`. It is opened without
+  /// blocking (`O_NONBLOCK`: a named pipe with no writer does not hold the open), then what was
+  /// opened is checked (`fstat`): the file read is the file checked, however the path leads to
+  /// it, and a pipe or a device (`/dev/zero`, which never ends) is refused.
+  private static func readRegularFile(_ url: URL, _ option: String) throws -> Data {
+    let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw InvalidConnectionOption(
+        option: option,
+        reason:
+          "\(url.path) cannot be read (\(String(validatingCString: strerror(errno)) ?? "error \(errno)"))"
+      )
+    }
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+      throw InvalidConnectionOption(option: option, reason: "\(url.path) is not a regular file")
+    }
+    do {
+      return try handle.read(upToCount: largestFile + 1) ?? Data()
+    } catch {
+      throw InvalidConnectionOption(
+        option: option, reason: "\(url.path) cannot be read (\(error.localizedDescription))")
+    }
   }
 
   /// Whether `data` holds a PEM block whose label ends with `label`.

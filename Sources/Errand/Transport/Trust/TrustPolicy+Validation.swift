@@ -40,7 +40,8 @@ extension TrustPolicy {
     return host == pattern
   }
 
-  /// A host or pattern lowercased, without an IPv6 address's brackets or a name's final dot.
+  /// A host or pattern lowercased, without an IPv6 address's brackets or a name's final dot,
+  /// and an address in its one canonical spelling.
   private static func normalized(_ host: String) -> String {
     var host = host.lowercased()
     if host.hasPrefix("["), host.hasSuffix("]") {
@@ -49,7 +50,38 @@ extension TrustPolicy {
     if host.hasSuffix(".") {
       host.removeLast()
     }
-    return host
+    return canonicalAddress(host) ?? host
+  }
+
+  /// An address as `inet_ntop` writes it (`127.0.0.1`, `::1`), from any spelling of it that a
+  /// URL parser connects to: an IPv4 address in the forms `inet_aton` reads (`127.1`,
+  /// `0x7f.0.0.1`, `0177.0.0.1`, `2130706433`, which libcurl rewrites to `127.0.0.1`), an IPv6
+  /// address in any of its forms. `nil` for a name, so that a pin on `127.0.0.1` cannot be
+  /// stepped around by writing the address another way.
+  static func canonicalAddress(_ host: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: 64)
+    if host.contains(":") {
+      var v6 = in6_addr()
+      guard inet_pton(AF_INET6, host, &v6) == 1,
+        inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil
+      else { return nil }
+      return text(of: buffer)
+    }
+    // Digits, hex digits after `0x`, and dots only: `inet_aton` also stops at a space.
+    guard !host.isEmpty,
+      host.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "." || $0 == "x") }),
+      host.first?.isNumber == true
+    else { return nil }
+    var v4 = in_addr()
+    guard inet_aton(host, &v4) != 0,
+      inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil
+    else { return nil }
+    return text(of: buffer)
+  }
+
+  /// A C string's text, up to its NUL.
+  private static func text(of buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// `digest` (base64, after an optional `sha256/` or `sha256//`) as canonical base64, when it

@@ -8,19 +8,21 @@ package enum CertificateKey {
   /// kinds (a private key) and text between blocks are skipped, and a block that is not base64
   /// is left out.
   package static func certificates(inPEM data: Data) -> [Data] {
-    let text = String(decoding: data, as: UTF8.self)
-    let begin = "-----BEGIN CERTIFICATE-----"
-    let end = "-----END CERTIFICATE-----"
+    // Line by line, in one pass: a bundle of many blocks costs what its bytes cost.
     var blocks: [Data] = []
-    var rest = text[...]
-    while let start = rest.range(of: begin),
-      let stop = rest.range(of: end, range: start.upperBound..<rest.endIndex)
-    {
-      let body = rest[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
-      if let der = Data(base64Encoded: String(body)), !der.isEmpty {
-        blocks.append(der)
+    var body: [UInt8]?
+    for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
+      let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+      if text == "-----BEGIN CERTIFICATE-----" {
+        body = []
+      } else if text == "-----END CERTIFICATE-----" {
+        if let collected = body, let der = Data(base64Encoded: Data(collected)), !der.isEmpty {
+          blocks.append(der)
+        }
+        body = nil
+      } else if body != nil {
+        body?.append(contentsOf: line.filter { $0 > 0x20 })
       }
-      rest = rest[stop.upperBound...]
     }
     return blocks
   }

@@ -184,7 +184,8 @@ import Testing
     var isDone: Bool { lock.withLock { done } }
   }
 
-  /// Read `policy` on a thread of its own; if it has not finished within `patience`, unblock
+  /// Read `policy` on a thread of its own; if it has not finished within `patience` (long, so
+  /// that a loaded machine is not taken for a blocked read: the read does not wait), unblock
   /// it by opening `fifo` for writing and closing it (a reader blocked there then sees the
   /// end). Returns whether it had to be unblocked, and what it threw.
   static func read(_ policy: TrustPolicy, unblocking fifo: String, patience: Duration)
@@ -248,7 +249,7 @@ import Testing
     let policy = TrustPolicy(
       certificateAuthorities: .adding([.file(URL(fileURLWithPath: path))]))
     let (blocked, error) = try await Self.read(
-      policy, unblocking: fifo.path, patience: .seconds(3))
+      policy, unblocking: fifo.path, patience: .seconds(30))
     #expect(!blocked, "creation blocked on a named pipe (\(length) links)")
     #expect(
       (error as? InvalidConnectionOption)?.reason.contains("not a regular file") == true,
@@ -256,10 +257,10 @@ import Testing
   }
 
   /// `/proc/self/fd/N` of a pipe whose writer stays open: refused, never read.
-  @Test func aPipeThroughProcSelfFdIsRefusedNotRead() async throws {
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd"), "needs /proc"))
+  func aPipeThroughProcSelfFdIsRefusedNotRead() async throws {
     let pipe = Pipe()
     let path = "/proc/self/fd/\(pipe.fileHandleForReading.fileDescriptor)"
-    guard FileManager.default.fileExists(atPath: "/proc/self/fd") else { return }
     let policy = TrustPolicy(certificateAuthorities: .adding([.file(URL(fileURLWithPath: path))]))
     let outcome = Outcome()
     Thread {
@@ -270,7 +271,7 @@ import Testing
         outcome.error = thrown
       }
     }.start()
-    let deadline = ContinuousClock.now + .seconds(3)
+    let deadline = ContinuousClock.now + .seconds(30)
     while !outcome.isDone, ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(50))
     }
@@ -281,18 +282,18 @@ import Testing
     #expect(outcome.lock.withLock { outcome.error } is InvalidConnectionOption)
   }
 
-  /// A sparse file of 1 TiB is refused after reading at most 4 MiB + 1, quickly.
+  /// A sparse file of 1 TiB is refused for its size, after reading at most 4 MiB + 1 (not
+  /// timed: a read of the whole file would outlast the suite's time limit).
   @Test func aHugeSparseFileIsRefusedQuickly() throws {
     let folder = try Self.folder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("huge.pem")
     try Self.certificate.write(to: file)
     #expect(truncate(file.path, 1 << 40) == 0)
-    let started = ContinuousClock.now
-    #expect(throws: InvalidConnectionOption.self) {
+    let error = #expect(throws: InvalidConnectionOption.self) {
       _ = try LoadedTrust(TrustPolicy(certificateAuthorities: .adding([.file(file)])))
     }
-    #expect(ContinuousClock.now - started < .seconds(5))
+    #expect(error?.reason.contains("larger than 4 MiB") == true)
   }
 
   // MARK: URLSessionTransport on Linux
@@ -454,7 +455,7 @@ import Testing
   }
 
   /// PEM bundles that are junk, a few MiB of `BEGIN` markers without end, or blocks nested
-  /// inside each other: answered quickly, without a crash.
+  /// inside each other: read in one pass, without a crash.
   @Test func thePEMReaderIsLinearOnHostileBundles() {
     let begin = "-----BEGIN CERTIFICATE-----\n"
     let bundles: [String] = [
@@ -463,10 +464,10 @@ import Testing
       String(repeating: begin + "QUJD\n-----END CERTIFICATE-----\n", count: 60_000),
       String(repeating: "-----END CERTIFICATE-----\n", count: 150_000),
     ]
-    for bundle in bundles {
-      let started = ContinuousClock.now
-      _ = CertificateKey.certificates(inPEM: Data(bundle.utf8))
-      #expect(ContinuousClock.now - started < .seconds(20), "\(bundle.prefix(40))…")
-    }
+    // Not timed here (a loaded machine makes any bound a guess): the suite's time limit
+    // catches a reader that is not linear. A `BEGIN` that another follows is dropped: the
+    // second bundle is one block; the third bundle's blocks are all read.
+    let counts = bundles.map { CertificateKey.certificates(inPEM: Data($0.utf8)).count }
+    #expect(counts == [0, 1, 60_000, 0])
   }
 }

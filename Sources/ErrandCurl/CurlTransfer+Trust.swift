@@ -7,8 +7,9 @@
   /// Setting up whom a transfer trusts and who it says it is (`TrustPolicy`, read when the
   /// transport was created).
   extension CurlTransfer {
-    /// Set the certificate authorities, the pins for the request's host (unless `pinsEnforced`
-    /// is `false` and they are report-only) and the client certificate, if presented to it.
+    /// Set the certificate authorities, the pins for the request's host (report-only ones only
+    /// when `reportOnlyPins`: not when connecting again after they did not match) and the client
+    /// certificate, if it is presented to that host.
     func configure(_ trust: LoadedTrust, for request: HTTPRequest, reportOnlyPins: Bool) throws {
       let host = request.url.host ?? ""
       if let bundle = trust.certificateAuthorities {

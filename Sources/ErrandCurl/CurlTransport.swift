@@ -122,8 +122,8 @@
     ///   - trust: Whom requests trust and what they present.
     /// - Throws: `InvalidConnectionOption` for a part of either that is malformed or a file
     ///   that cannot be read or does not hold what it should (never quoting a passphrase or what
-    ///   a file holds); `UnsupportedTransportOption` for a keychain identity (Apple platforms
-    ///   only) or `ConnectionOptions.HTTPVersion.http3` when the libcurl loaded has no HTTP/3.
+    ///   a file holds), and for `ConnectionOptions.HTTPVersion.http3` when the libcurl loaded has
+    ///   no HTTP/3; `UnsupportedTransportOption` for a keychain identity (Apple platforms only).
     public init(
       maximumConnectionsPerHost: Int = 16, trustedRedirectHosts: Set<String> = [],
       connection: ConnectionOptions = ConnectionOptions(), trust: TrustPolicy

@@ -121,7 +121,8 @@ extension TrustPolicy {
     public var sha256: [String]
     /// When `true`, a server whose key matches none is not refused: the call's listeners hear
     /// ``CallEvent/Kind/pinMismatchReported(_:)`` and the call goes on. For trying pins out
-    /// before enforcing them.
+    /// before enforcing them; with `CurlTransport` a key that does not match costs each call
+    /// one more TLS handshake (the first is closed before anything is sent).
     public var reportOnly: Bool
 
     /// Keys for some hosts.

@@ -33,6 +33,17 @@
       accessLog().contains("GET /\(path)") || accessLog().contains("POST /\(path)")
     }
 
+    /// Wait until the server has logged a request made after everything before it (with the
+    /// right trust): the log is written in order, so a probe that reached the server earlier
+    /// is in it by then. No sleep decides it.
+    static func settleLog() async throws {
+      let control = probePath("control")
+      let transport = try CurlTransport(
+        trust: TrustPolicy(certificateAuthorities: try TLSFixtures.authorities()))
+      _ = try await get(transport, "https://127.0.0.1:\(port)/\(control)")
+      #expect(await eventually { reached(control) }, "the access log never showed \(control)")
+    }
+
     /// Pins only the main server's host `hosts` to the other server's key (a mismatch).
     static func wrongPins(_ hosts: [String], reportOnly: Bool = false) throws -> TrustPolicy {
       TrustPolicy(
@@ -66,7 +77,7 @@
           error is PinMismatchError || error is APIError,
           "\(spelling): \(String(describing: error))")
       }
-      try await Task.sleep(for: .milliseconds(300))
+      try await Self.settleLog()
       #expect(!reachedServer, "a response came back via \(spelling)")
       #expect(!Self.reached(probe), "the server's access log shows \(probe) via \(spelling)")
     }
@@ -85,7 +96,7 @@
         #expect(
           error is PinMismatchError || (error as? URLError)?.code == .cannotFindHost, "\(error)")
       }
-      try await Task.sleep(for: .milliseconds(300))
+      try await Self.settleLog()
       #expect(!Self.reached(probe))
     }
 
@@ -100,7 +111,7 @@
       } catch {
         #expect(error is PinMismatchError || error is APIError, "\(error)")
       }
-      try await Task.sleep(for: .milliseconds(300))
+      try await Self.settleLog()
       #expect(!Self.reached(probe))
     }
 
@@ -136,7 +147,7 @@
         }
         try await group.waitForAll()
       }
-      try await Task.sleep(for: .milliseconds(300))
+      try await Self.settleLog()
       #expect(!Self.reached(probe))
     }
 
@@ -156,7 +167,7 @@
         let events = await listener.eventsOfOneCall()
         let reported = events.filter { $0.kind.name == "pinMismatchReported" }
         #expect(reported.count == 1, "round \(round): \(events.map(\.kind.name))")
-        try await Task.sleep(for: .milliseconds(300))
+        try await Self.settleLog()
         let count = Self.accessLog().components(separatedBy: "POST /\(probe)").count - 1
         #expect(count == 1, "round \(round): the body was sent \(count) times")
       }
@@ -175,7 +186,7 @@
         _ = try await Self.get(
           transport, "https://localhost:\(Self.port)/redirect-to?url=\(encoded)")
       }
-      try await Task.sleep(for: .milliseconds(300))
+      try await Self.settleLog()
       #expect(!Self.reached(probe))
     }
 
@@ -280,6 +291,7 @@
       } catch {
         #expect((error as? URLError)?.code == .serverCertificateUntrusted, "\(error)")
       }
+      try await Self.settleLog()
       #expect(!Self.reached(probe))
     }
   }

@@ -48,7 +48,10 @@ import Testing
     let stub = await Self.stub(gate)
     let client = Self.client(stub)
     let calls = (0..<10).map { _ in Self.dogs(client) }
-    #expect(await eventually { client.inFlight.count == 10 })
+    // Every call waits for the one exchange before the gate opens: counted in flight is not
+    // enough (a call listed but not yet joined would send a second request once the first ends;
+    // it did, once, under the sanitizer).
+    #expect(await eventually { client.sharing?.waitingCount == 10 })
     await gate.open()
     for call in calls { #expect(try await call.value == ["Rex"]) }
     #expect(await stub.requests.count == 1)
@@ -90,7 +93,7 @@ import Testing
     let client = Self.client(stub, clock: clock)
     let leaving = Self.dogs(client, timeout: byDeadline ? .seconds(5) : nil)
     let staying = Self.dogs(client)
-    #expect(await eventually { client.inFlight.count == 2 })
+    #expect(await eventually { client.sharing?.waitingCount == 2 })
     _ = try await stub.nextRequest()
     if byDeadline {
       try #require(await clock.waitForSleeper(dueIn: .seconds(5)))
@@ -111,7 +114,7 @@ import Testing
     await stub.on(.get, "/v1/dogs", .sequence([.hang, .json(["Rex"])]))
     let client = Self.client(stub)
     let calls = (0..<3).map { _ in Self.dogs(client) }
-    #expect(await eventually { client.inFlight.count == 3 })
+    #expect(await eventually { client.sharing?.waitingCount == 3 })
     _ = try await stub.nextRequest()
     for call in calls { call.cancel() }
     for call in calls {

@@ -139,7 +139,7 @@ extension ConnectionOptions {
 
   /// Whether `text` is a range of addresses in CIDR notation: an address, `/`, and a prefix
   /// length that fits it (at most 32 for IPv4, 128 for IPv6).
-  private static func isRange(_ text: String) -> Bool {
+  static func isRange(_ text: String) -> Bool {
     let parts = text.split(separator: "/", omittingEmptySubsequences: false)
     guard parts.count == 2, isAddress(String(parts[0])),
       !parts[1].isEmpty, parts[1].count <= 3, parts[1].allSatisfy(\.isWholeNumber),
@@ -149,7 +149,7 @@ extension ConnectionOptions {
   }
 
   /// Whether `text` is an IPv4 or IPv6 address.
-  private static func isAddress(_ text: String) -> Bool {
+  static func isAddress(_ text: String) -> Bool {
     var v4 = in_addr()
     var v6 = in6_addr()
     return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1

@@ -11,7 +11,10 @@ import Foundation
 /// let transport = try CurlTransport(connection: connection)
 /// ```
 ///
-/// `CurlTransport` honours every option. Its ``description`` never shows a proxy's password.
+/// `CurlTransport` honours every option; ``URLSessionTransport`` those its platform's URLSession
+/// can, and refuses the rest when it is made
+/// (``URLSessionTransport/init(configuration:trustedRedirectHosts:connection:trust:)``). Its
+/// ``description`` never shows a proxy's password.
 public struct ConnectionOptions: Sendable, Hashable, CustomStringConvertible {
   /// The proxy every request goes through, except to the hosts it bypasses; `nil` (the default)
   /// leaves the choice to the environment (`http_proxy`, `https_proxy`, `all_proxy`,

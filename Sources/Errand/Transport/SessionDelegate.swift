@@ -134,6 +134,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   /// Whom the session trusts and what it presents (Apple platforms), its files read; `nil` for
   /// the system's rules and no client certificate.
   let trust: LoadedTrust?
+  /// The proxy's credential and the requests' HTTP/3 hint (``URLSessionTransport``'s
+  /// connection options, on Apple platforms).
+  let connection: SessionConnection
   /// Cancels a task without making anyone wait (`URLSessionTransport.stop(_:)`).
   private let stop: @Sendable (URLSessionTask) -> Void
   /// How long a task's successful end waits for URLSession's report of its metrics when the
@@ -154,12 +157,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   /// A successful end waits up to `reportWait` for URLSession's metrics.
   init(
     trustedRedirectHosts: Set<String> = [], systemCredentials: Set<String> = [],
-    trust: LoadedTrust? = nil, reportWait: Duration? = SessionDelegate.defaultReportWait,
+    trust: LoadedTrust? = nil, connection: SessionConnection = SessionConnection(),
+    reportWait: Duration? = SessionDelegate.defaultReportWait,
     stop: @escaping @Sendable (URLSessionTask) -> Void = URLSessionTransport.stop
   ) {
     self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
     self.systemCredentials = systemCredentials
     self.trust = trust
+    self.connection = connection
     self.reportWait = reportWait
     self.stop = stop
   }
@@ -448,6 +453,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return
       }
     #endif
+    // The proxy's own credential, for the proxy it belongs to, once: a proxy that refuses it
+    // gets no second try, and the challenge is answered below as any other.
+    if let credential = connection.credential(for: challenge) {
+      completionHandler(.useCredential, credential)
+      return
+    }
     #if canImport(Security)
       if let trust,
         answer(challenge, task: task, trust: trust, completionHandler: completionHandler)

@@ -124,34 +124,24 @@ public final class URLSessionTransport: Transport {
     configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(),
     trustedRedirectHosts: Set<String> = [], trust: TrustPolicy
   ) throws {
-    try Self.checkSupported(trust)
-    let loaded = try LoadedTrust(trust)
-    #if canImport(Security)
-      // Opened now, so that a wrong passphrase fails here and not at a server's challenge.
-      if case .pkcs12 = trust.clientCertificate?.storage, SessionDelegate.identity(loaded) == nil {
-        throw InvalidConnectionOption(
-          option: "trust.clientCertificate",
-          reason: "the PKCS#12 data could not be opened with the passphrase given")
-      }
-    #endif
-    self.init(
+    try self.init(
       configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
-      loadedTrust: loaded)
+      connection: ConnectionOptions(), trust: trust)
   }
 
-  /// A transport whose delegate applies `loadedTrust`.
-  private init(
+  /// A transport whose delegate applies `loadedTrust` and answers as `connection` says.
+  init(
     configuration: URLSessionConfiguration, trustedRedirectHosts: Set<String>,
-    loadedTrust: LoadedTrust
+    loadedTrust: LoadedTrust, connection: SessionConnection
   ) {
     refusal = Self.refusal(of: configuration)
     (session, delegate, streamingSession, streamingDelegate) = Self.sessions(
       configuration: configuration, trustedRedirectHosts: trustedRedirectHosts,
-      systemCredentials: [], trust: loadedTrust)
+      systemCredentials: [], trust: loadedTrust, connection: connection)
   }
 
   /// Refuse the parts of `trust` this platform's URLSession cannot honour.
-  private static func checkSupported(_ trust: TrustPolicy) throws {
+  static func checkSupported(_ trust: TrustPolicy) throws {
     #if canImport(FoundationNetworking)
       let parts = [
         ("trust.pins", !trust.pins.isEmpty),
@@ -179,7 +169,8 @@ public final class URLSessionTransport: Transport {
   /// calls and one for streamed calls; elsewhere one for both.
   private static func sessions(
     configuration: URLSessionConfiguration, trustedRedirectHosts: Set<String>,
-    systemCredentials: Set<String>, trust: LoadedTrust?
+    systemCredentials: Set<String>, trust: LoadedTrust?,
+    connection: SessionConnection = SessionConnection()
   ) -> (URLSession, SessionDelegate?, URLSession, SessionDelegate?) {
     let configuration = withoutCache(runnable(configuration))
     #if canImport(FoundationNetworking)
@@ -189,7 +180,7 @@ public final class URLSessionTransport: Transport {
     #else
       let delegate = SessionDelegate(
         trustedRedirectHosts: trustedRedirectHosts, systemCredentials: systemCredentials,
-        trust: trust)
+        trust: trust, connection: connection)
       let session = URLSession(
         configuration: configuration, delegate: delegate, delegateQueue: nil)
       return (session, delegate, session, delegate)
@@ -424,6 +415,7 @@ public final class URLSessionTransport: Transport {
     try request.validate()
     if let refused = delegate?.trust?.refusal(for: request.url) { throw refused }
     var urlRequest = request.urlRequest
+    delegate?.connection.prepare(&urlRequest)
     if let timeout = request.timeout {
       urlRequest.timeoutInterval = Double(
         RequestDeadline.backstopSeconds(

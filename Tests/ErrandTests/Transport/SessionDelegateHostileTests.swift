@@ -87,13 +87,4 @@
       #expect(error?.code == .dataLengthExceedsMaximum)
     }
   }
-
-  /// A challenge's sender, which URLSession's delegate API never calls.
-  final class IgnoredChallengeSender: NSObject, URLAuthenticationChallengeSender {
-    func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
-    func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
-    func cancel(_ challenge: URLAuthenticationChallenge) {}
-    func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
-    func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
-  }
 #endif

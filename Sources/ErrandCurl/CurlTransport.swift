@@ -84,18 +84,8 @@
       certificateAuthorities: URL? = nil, connection: ConnectionOptions
     ) throws {
       try connection.validate()
-      let engine = Result { () throws(CurlUnavailableError) in
-        try CurlEngine(maximumConnectionsPerHost: max(1, maximumConnectionsPerHost))
-      }
-      if connection.httpVersion == .http3, case .success(let running) = engine,
-        !running.supports(httpVersion: 30)
-      {
-        running.shutDown()
-        throw InvalidConnectionOption(
-          option: "httpVersion",
-          reason: "the libcurl loaded (libcurl.so.4) was built without HTTP/3; use .http2")
-      }
-      self.engine = engine
+      self.engine = try Self.makeEngine(
+        maximumConnectionsPerHost: maximumConnectionsPerHost, httpVersion: connection.httpVersion)
       self.trustedRedirectHosts = Set(trustedRedirectHosts.map { $0.lowercased() })
       self.certificateAuthorities = certificateAuthorities?.path
       self.connection = connection
@@ -136,17 +126,8 @@
       }
       try connection.validate()
       let loaded = try LoadedTrust(trust)
-      let engine = Result { () throws(CurlUnavailableError) in
-        try CurlEngine(maximumConnectionsPerHost: max(1, maximumConnectionsPerHost))
-      }
-      if connection.httpVersion == .http3, case .success(let running) = engine,
-        !running.supports(httpVersion: 30)
-      {
-        running.shutDown()
-        throw InvalidConnectionOption(
-          option: "httpVersion",
-          reason: "the libcurl loaded (libcurl.so.4) was built without HTTP/3; use .http2")
-      }
+      let engine = try Self.makeEngine(
+        maximumConnectionsPerHost: maximumConnectionsPerHost, httpVersion: connection.httpVersion)
       var systemPaths = Self.wellKnownBundles
       if case .success(let running) = engine, let path = running.defaultCertificateBundle() {
         systemPaths.insert(path, at: 0)
@@ -159,6 +140,25 @@
         loaded.certificateAuthorities == nil
           || trust.certificateAuthorities?.replacesSystemTrust == true
         ? loaded : loaded.keepingSystemTrust(LoadedTrust.firstBundle(at: systemPaths))
+    }
+
+    /// The engine (or why libcurl could not be loaded), refusing HTTP/3 when the libcurl
+    /// loaded has none.
+    private static func makeEngine(
+      maximumConnectionsPerHost: Int, httpVersion: ConnectionOptions.HTTPVersion
+    ) throws -> Result<CurlEngine, CurlUnavailableError> {
+      let engine = Result { () throws(CurlUnavailableError) in
+        try CurlEngine(maximumConnectionsPerHost: max(1, maximumConnectionsPerHost))
+      }
+      if httpVersion == .http3, case .success(let running) = engine,
+        !running.supports(httpVersion: 30)
+      {
+        running.shutDown()
+        throw InvalidConnectionOption(
+          option: "httpVersion",
+          reason: "the libcurl loaded (libcurl.so.4) was built without HTTP/3; use .http2")
+      }
+      return engine
     }
 
     /// Where Linux distributions keep the system's certificate authorities in one PEM bundle,

@@ -23,13 +23,6 @@
         bypassedHosts: bypassing)
     }
 
-    /// Every printed form of `value`: what a log line, a debugger or a test failure shows.
-    static func forms(_ value: Any) -> [String] {
-      var dumped = ""
-      dump(value, to: &dumped)
-      return ["\(value)", String(reflecting: value), dumped]
-    }
-
     // MARK: The proxy's password in printed forms
 
     /// `dump` (and so every debugger and test failure that walks the value's mirror) never
@@ -37,8 +30,8 @@
     @Test func noPrintedFormShowsThePassword() throws {
       let options = ConnectionOptions(proxy: Self.proxy(3128))
       let transport = try CurlTransport(connection: options)
-      for form in Self.forms(options) + Self.forms(options.proxy as Any)
-        + Self.forms(transport)
+      for form in printedForms(of: options) + printedForms(of: options.proxy as Any)
+        + printedForms(of: transport)
       {
         #expect(!form.contains(Self.secret), "\(form)")
       }
@@ -55,7 +48,7 @@
         _ = try CurlTransport(connection: options)
       }
       #expect(error?.option == "proxy.host")
-      for form in Self.forms(error as Any) + Self.forms(options) {
+      for form in printedForms(of: error as Any) + printedForms(of: options) {
         #expect(!form.contains(Self.secret), "\(form)")
       }
     }
@@ -119,7 +112,7 @@
       #expect(connect.method == "CONNECT" && connect.target == "\(Self.host):443")
       let credentials = Data("svc:\(Self.secret)".utf8).base64EncodedString()
       #expect(connect.headers["Proxy-Authorization"] == "Basic \(credentials)")
-      var forms = Self.forms(error as Any)
+      var forms = printedForms(of: error as Any)
       forms += [error?.localizedDescription ?? "", "\(error?.context as Any)"]
       for form in forms {
         #expect(!form.contains(Self.secret) && !form.contains(credentials), "\(form)")
@@ -482,7 +475,7 @@
         try await client.send(Endpoint<Data>(path: "x"))
       }
       #expect(error?.kind == .transport)
-      for form in Self.forms(error as Any) {
+      for form in printedForms(of: error as Any) {
         #expect(!form.contains(Self.secret), "\(form)")
       }
     }

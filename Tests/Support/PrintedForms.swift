@@ -11,6 +11,16 @@ package func printedForms(of events: [CallEvent]) -> [String] {
   }
 }
 
+/// Every printed form of `value`: what a log line, a debugger or a test failure shows (its
+/// description, its debug description and a `dump`), and an error's localized description.
+package func printedForms(of value: Any) -> [String] {
+  var dumped = ""
+  dump(value, to: &dumped)
+  var forms = ["\(value)", String(reflecting: value), dumped]
+  if let error = value as? any Error { forms.append(error.localizedDescription) }
+  return forms
+}
+
 /// Where the secret sits in a redirect Errand refuses (to an `ftp:` location): in the query of
 /// the URL that answered (a name the client's redaction hides), or in the `Location` itself.
 package struct RefusedRedirectRow: Sendable, CustomStringConvertible {

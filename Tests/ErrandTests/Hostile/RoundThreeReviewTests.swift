@@ -50,9 +50,7 @@ enum RoundThree {
 
   /// Every printed form of an error.
   static func forms(of error: any Error) -> [String] {
-    var dumped = ""
-    dump(error, to: &dumped)
-    var forms = [error.localizedDescription, String(describing: error), dumped]
+    var forms = printedForms(of: error)
     if let api = error as? APIError, let request = api.context?.request {
       forms += [request.description, request.cURLDescription]
     }

@@ -15,15 +15,6 @@ import Testing
     return APIClient(baseURL: base, transport: transport, configuration: configuration)
   }
 
-  /// Every printed form of an error.
-  static func forms(of error: any Error) -> [String] {
-    var dumped = ""
-    dump(error, to: &dumped)
-    return [
-      error.localizedDescription, String(describing: error), String(reflecting: error), dumped,
-    ]
-  }
-
   // MARK: Refused redirects
 
   static let refusedRows: [RefusedRedirectRow] = [
@@ -52,7 +43,7 @@ import Testing
     #expect(error.underlyingError is RefusedRedirectError)
     let events = await listener.eventsOfOneCall()
     #expect(events.contains { $0.kind.name == "redirectRefused" })
-    for text in Self.forms(of: error) + printedForms(of: events) {
+    for text in printedForms(of: error) + printedForms(of: events) {
       #expect(!text.contains("S3CRET"), "printed: \(text)")
     }
   }
@@ -124,7 +115,7 @@ import Testing
           decoding: .data))
     }
     let events = await listener.eventsOfOneCall()
-    for text in Self.forms(of: error) + printedForms(of: events) {
+    for text in printedForms(of: error) + printedForms(of: events) {
       #expect(!text.contains("S3CRET"), "printed: \(text)")
     }
   }

@@ -1,5 +1,6 @@
 import Errand
 import Foundation
+import TestSupport
 import Testing
 
 /// `TrustPolicy` as a value: which hosts a pattern names, which pins a host gets, what is
@@ -116,13 +117,6 @@ import Testing
     #expect(error.map { "\($0)" }?.contains(Self.passphrase) == false)
   }
 
-  /// Every printed form of `value`: what a log line, a debugger or a test failure shows.
-  static func forms(_ value: Any) -> [String] {
-    var dumped = ""
-    dump(value, to: &dumped)
-    return ["\(value)", String(reflecting: value), dumped]
-  }
-
   /// Neither the policy, nor its parts, nor the loaded form a transport keeps, shows the
   /// passphrase or a byte of a key, in any printed form.
   @Test func noPrintedFormShowsAPassphraseOrKeyBytes() throws {
@@ -140,7 +134,7 @@ import Testing
       policy, policy.clientCertificate as Any, TrustPolicy.Source.data(key), loaded,
       policy.certificateAuthorities as Any,
     ]
-    for form in values.flatMap(Self.forms) {
+    for form in values.flatMap({ printedForms(of: $0) }) {
       #expect(!form.contains(Self.passphrase), "\(form)")
       #expect(!form.contains("S3CR3T"), "\(form)")
       // Data's own mirror lists every byte: 83 is the first of the key's.

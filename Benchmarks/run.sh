@@ -8,6 +8,9 @@
 #        ERRAND_BENCHMARKS=streaming Benchmarks/run.sh 2 5   # the streaming scenarios alone
 #        ERRAND_BENCHMARKS=throughput Benchmarks/run.sh 2 5  # all but the streaming scenarios
 #        ERRAND_BENCHMARKS=soak Benchmarks/run.sh             # 1,000,000 requests through CurlTransport
+#        ERRAND_BENCHMARKS=http-versions Benchmarks/run.sh 2 5  # CurlTransport, HTTP/1.1 against HTTP/2 over TLS
+#          (nginx over TLS, with a certificate authority made for the run; also against
+#          $HTTPBIN_TLS_URL/json when it and $HTTPBIN_TLS_CA_FILE are set)
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-2}"
@@ -47,6 +50,26 @@ if ! command -v nginx > /dev/null && [ -f /etc/debian_version ] && command -v ap
   PATH="$PATH:/usr/sbin"
 fi
 
+# A certificate authority of the run's own and a certificate for 127.0.0.1 signed by it, for
+# the TLS server block (HTTP/2 by ALPN).
+tls_port=""
+if command -v openssl > /dev/null; then
+  (cd "$work" &&
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=bench-ca &&
+    openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=127.0.0.1 &&
+    printf 'subjectAltName=IP:127.0.0.1\n' > server.ext &&
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
+      -days 2 -extfile server.ext) > "$work/openssl.log" 2>&1 \
+    && tls_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+fi
+tls_server=""
+[ -z "$tls_port" ] || tls_server="server {
+    listen 127.0.0.1:$tls_port ssl http2;
+    ssl_certificate $work/server.pem;
+    ssl_certificate_key $work/server.key;
+    location = /dogs.json { root $work; default_type application/json; }
+  }"
+
 if command -v nginx > /dev/null; then
   server="nginx $(nginx -v 2>&1 | sed 's/.*nginx\///')"
   mkdir -p "$work/logs"
@@ -68,6 +91,7 @@ http {
     location ~ \.bin$ { root $work; default_type application/octet-stream; }
     location ^~ /limited/ { alias $work/; default_type application/octet-stream; limit_rate 200m; }
   }
+  $tls_server
 }
 CONF
   nginx -p "$work" -c "$work/nginx.conf"
@@ -102,6 +126,22 @@ if [ "$(uname -s)" = Linux ] && command -v clang > /dev/null; then
   clang -O2 -I ../Sources/CErrandCurl/include c-loop/curl_multi_loop.c \
     ../Sources/CErrandCurl/errand_curl.c -ldl -o "$work/curl-multi-loop" >&2 \
     && c_loop=(--c-loop "$work/curl-multi-loop")
+fi
+if [ "${ERRAND_BENCHMARKS:-all}" = http-versions ]; then
+  case "$server" in nginx*) ;; *) echo "the HTTP version rows need nginx" >&2; exit 1 ;; esac
+  [ -n "$tls_port" ] || { echo "the HTTP version rows need openssl" >&2; exit 1; }
+  { echo; echo "## CurlTransport over TLS: HTTP/1.1 against HTTP/2 ($(date -u +%Y-%m-%dT%H:%M:%SZ))"; echo
+    echo "Requests per second of one GET, answers checked, not decoded: median (min–max) of $rounds"
+    echo "interleaved rounds of $seconds s; ratios round by round. $server over TLS, serving dogs.json:"
+    echo
+    .build/release/errand-benchmarks --http-versions "https://127.0.0.1:$tls_port/dogs.json" \
+      --ca "$work/ca.pem" --seconds "$seconds" --rounds "$rounds"
+    if [ -n "${HTTPBIN_TLS_URL:-}" ] && [ -n "${HTTPBIN_TLS_CA_FILE:-}" ]; then
+      echo; echo "The same against httpbin served by hypercorn over TLS (\`/json\`):"; echo
+      .build/release/errand-benchmarks --http-versions "$HTTPBIN_TLS_URL/json" \
+        --ca "$HTTPBIN_TLS_CA_FILE" --seconds "$seconds" --rounds "$rounds"
+    fi; } | tee -a results.md
+  exit 0
 fi
 if [ "${ERRAND_BENCHMARKS:-all}" = soak ]; then
   # A million requests through CurlTransport at 64 concurrent, one in twenty cancelled.

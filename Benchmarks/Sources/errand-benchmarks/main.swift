@@ -31,6 +31,18 @@ if let mode = options["--cache-store"] {
   }
   exit(0)
 }
+if let address = options["--http-versions"] {
+  // CurlTransport over TLS, HTTP/1.1 against HTTP/2: `--http-versions URL --ca FILE`.
+  #if os(Linux)
+    guard let url = URL(string: address), let ca = options["--ca"] else { exit(2) }
+    print(
+      try await HTTPVersions.run(
+        url: url, caFile: ca, concurrencies: [1, 8, 32],
+        rounds: Int(options["--rounds"] ?? "") ?? 5,
+        seconds: Double(options["--seconds"] ?? "") ?? 2))
+  #endif
+  exit(0)
+}
 if let count = options["--soak"] {
   guard let address = options["--url"], let url = URL(string: address) else { exit(2) }
   await Soak.run(url: url, requests: Int(count) ?? 1_000_000, concurrency: 64)

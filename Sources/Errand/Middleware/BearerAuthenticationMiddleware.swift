@@ -11,6 +11,12 @@ import Foundation
 /// A waiting request that is cancelled stops waiting, for a refresh or for the provider's first
 /// token; the shared refresh goes on for the others.
 ///
+/// With an ``ExpiringTokenProvider``, a token is also refreshed before it expires: once less than
+/// `leeway` of its lifetime is left (or half of it has passed, for a token that lasts less than
+/// twice the leeway), on the middleware's clock. That refresh is the same single flight; a token
+/// known to have expired is never sent, and a refresh that hands one over fails with
+/// ``AuthenticationError/refreshFailed(_:)`` wrapping ``ExpiredTokenError``.
+///
 /// ```swift
 /// let auth = BearerAuthenticationMiddleware(provider: SessionTokens(store: store))
 /// let client = APIClient(server: .production, transport: URLSessionTransport(),
@@ -20,7 +26,11 @@ public actor BearerAuthenticationMiddleware: Middleware {
   private let provider: any TokenProvider
   private let refreshLimit: Int
   private let refreshWindow: Duration
+  private let leeway: Duration
   private var token: String?
+  /// When, on ``stopwatch``, the token should be refreshed and when it expires; `nil` when its
+  /// lifetime is unknown.
+  private var expiry: (refreshAfter: Duration, expiresAt: Duration)?
   private var loaded = false
   private var refreshing: Task<String, any Error>?
   /// When recent refreshes started, as times since this middleware was created.
@@ -39,16 +49,20 @@ public actor BearerAuthenticationMiddleware: Middleware {
   ///   - provider: Supplies and refreshes the token.
   ///   - refreshLimit: The most refreshes allowed within `refreshWindow`.
   ///   - refreshWindow: The window for `refreshLimit`.
-  ///   - clock: The clock the window is measured on. The window spans calls and starts when the
-  ///     middleware is created, before any client's clock is known, so it is not read from the
-  ///     calling client: a test that gives its client a `TestClock` passes it here too.
+  ///   - leeway: How long before an ``ExpiringTokenProvider``'s token expires it is refreshed;
+  ///     60 seconds by default.
+  ///   - clock: The clock the window and tokens' lifetimes are measured on. The window spans
+  ///     calls and starts when the middleware is created, before any client's clock is known,
+  ///     so it is not read from the calling client: a test that gives its client a `TestClock`
+  ///     passes it here too.
   public init(
     provider: any TokenProvider, refreshLimit: Int = 5, refreshWindow: Duration = .seconds(60),
-    clock: any Clock<Duration> = ContinuousClock()
+    leeway: Duration = .seconds(60), clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.provider = provider
     self.refreshLimit = max(1, refreshLimit)
     self.refreshWindow = refreshWindow
+    self.leeway = max(.zero, leeway)
     self.stopwatch = Stopwatch(clock)
   }
 
@@ -81,36 +95,71 @@ public actor BearerAuthenticationMiddleware: Middleware {
     return request
   }
 
-  /// The token to send, with the refresh generation it belongs to: the cached one, else the
-  /// provider's, else a refreshed one.
+  /// The token to send, with the refresh generation it belongs to: the cached one while it is
+  /// not due for a refresh, else the provider's, else a refreshed one.
   private func currentToken() async throws -> (String, Int) {
     if !loaded {
       // Raced against the caller's cancellation, as a refresh is: a provider that waits (for a
       // keychain, a sign-in) without looking at cancellation does not hold a cancelled call.
       let provider = provider
       let provided = try await withCancellation(endedBy: RequestContext.current?.cancellation) {
-        try await provider.currentToken()
+        try await Self.load(provider)
       }
       if !loaded {
-        token = provided
+        adopt(provided)
         loaded = true
       }
     }
     let readAt = generation
-    if let token {
-      return (token, readAt)
+    guard let due = token else {
+      // No token yet: refreshed (or joining the refresh under way).
+      let fresh = try await token(replacing: nil, readAt: readAt)
+      return (fresh, generation)
     }
-    let fresh = try await token(replacing: nil, readAt: readAt)
-    return (fresh, generation)
+    guard isDue else { return (due, readAt) }
+    // Due (or expired): refreshed before it is sent, as a 401 would have it refreshed.
+    let events = RequestContext.current?.events
+    events?.post(.tokenRefreshStarted)
+    do {
+      let fresh = try await token(replacing: due, readAt: readAt)
+      events?.post(.tokenRefreshFinished(succeeded: true))
+      return (fresh, generation)
+    } catch {
+      events?.post(.tokenRefreshFinished(succeeded: false))
+      throw error
+    }
+  }
+
+  /// Whether the token is due for a refresh: its lifetime is known and less than the leeway of
+  /// it is left.
+  private var isDue: Bool {
+    guard let expiry else { return false }
+    return stopwatch.elapsed >= expiry.refreshAfter
+  }
+
+  /// Whether the token is known to have expired.
+  private var hasExpired: Bool {
+    guard let expiry else { return false }
+    return stopwatch.elapsed >= expiry.expiresAt
+  }
+
+  /// Keep `provided` as the token, with when it is due and when it expires.
+  private func adopt(_ provided: AccessToken?) {
+    token = provided?.value
+    expiry = provided?.lifetime.map { lifetime in
+      let now = stopwatch.elapsed
+      return (now + max(lifetime - leeway, lifetime / 2), now + lifetime)
+    }
   }
 
   /// A token other than `rejected`, read at refresh generation `readAt`: the outcome of a refresh
-  /// that ended since, the refresh in progress, or a new refresh.
+  /// that ended since, the current token when it has not expired, the refresh in progress, or a
+  /// new refresh.
   private func token(replacing rejected: String?, readAt: Int) async throws -> String {
-    if generation > readAt, let lastOutcome {
+    if generation > readAt, let lastOutcome, !hasExpired {
       return try lastOutcome.get()
     }
-    if let token, token != rejected {
+    if let token, token != rejected, !isDue {
       return token
     }
     let refresh: Task<String, any Error>
@@ -124,6 +173,22 @@ public actor BearerAuthenticationMiddleware: Middleware {
     }
   }
 
+  /// The provider's current token, with its lifetime when the provider knows it.
+  private static func load(_ provider: any TokenProvider) async throws -> AccessToken? {
+    if let expiring = provider as? any ExpiringTokenProvider {
+      return try await expiring.currentAccessToken()
+    }
+    return try await provider.currentToken().map { AccessToken($0) }
+  }
+
+  /// A new token from the provider, with its lifetime when the provider knows it.
+  private static func refresh(_ provider: any TokenProvider) async throws -> AccessToken {
+    if let expiring = provider as? any ExpiringTokenProvider {
+      return try await expiring.refreshAccessToken()
+    }
+    return AccessToken(try await provider.refreshToken())
+  }
+
   private func startRefresh() throws -> Task<String, any Error> {
     let now = stopwatch.elapsed
     refreshTimes.removeAll { now - $0 >= refreshWindow }
@@ -135,9 +200,12 @@ public actor BearerAuthenticationMiddleware: Middleware {
     let provider = provider
     let task = Task { () throws -> String in
       do {
-        let fresh = try await provider.refreshToken()
+        let fresh = try await Self.refresh(provider)
+        if let lifetime = fresh.lifetime, lifetime <= .zero {
+          throw ExpiredTokenError(lifetime: lifetime)
+        }
         self.finishRefresh(with: .success(fresh))
-        return fresh
+        return fresh.value
       } catch {
         let failure = AuthenticationError.refreshFailed(error)
         self.finishRefresh(with: .failure(failure))
@@ -148,12 +216,12 @@ public actor BearerAuthenticationMiddleware: Middleware {
     return task
   }
 
-  private func finishRefresh(with outcome: Result<String, any Error>) {
+  private func finishRefresh(with outcome: Result<AccessToken, any Error>) {
     if case .success(let fresh) = outcome {
-      token = fresh
+      adopt(fresh)
       loaded = true
     }
-    lastOutcome = outcome
+    lastOutcome = outcome.map(\.value)
     generation += 1
     refreshing = nil
   }

@@ -3,7 +3,7 @@ import Foundation
 /// SHA-256 (FIPS 180-4), small and portable, for pins where the platform offers no digest to
 /// every platform Errand builds on. Checked against the NIST examples (`SHA256DigestTests`).
 package enum SHA256Digest {
-  private static let k: [UInt32] = [
+  fileprivate static let k: [UInt32] = [
     0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4,
     0xab1c_5ed5, 0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe,
     0x9bdc_06a7, 0xc19b_f174, 0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f,
@@ -18,40 +18,110 @@ package enum SHA256Digest {
 
   /// The 32-byte digest of `data`.
   package static func hash(_ data: Data) -> Data {
-    var state: [UInt32] = [
+    var hasher = Hasher()
+    hasher.update(data)
+    return hasher.finalize()
+  }
+
+  /// HMAC-SHA256 (RFC 2104) of `message` under `key`: 32 bytes. Checked against RFC 4231's
+  /// examples (`HMACTests`).
+  package static func hmac(key: Data, _ message: Data) -> Data {
+    var key = key.count > 64 ? hash(key) : key
+    key.append(contentsOf: [UInt8](repeating: 0, count: 64 - key.count))
+    var inner = Hasher()
+    inner.update(Data(key.map { $0 ^ 0x36 }))
+    inner.update(message)
+    var outer = Hasher()
+    outer.update(Data(key.map { $0 ^ 0x5c }))
+    outer.update(inner.finalize())
+    return outer.finalize()
+  }
+
+  /// A digest computed piece by piece, so that a file is hashed without being read whole.
+  package struct Hasher: Sendable {
+    private var state: [UInt32] = [
       0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab,
       0x5be0_cd19,
     ]
-    var message = [UInt8](data)
-    let bits = UInt64(message.count) * 8
-    message.append(0x80)
-    while message.count % 64 != 56 {
-      message.append(0)
+    /// Bytes not yet compressed: fewer than a 64-byte block.
+    private var pending: [UInt8] = []
+    /// How many bytes were given in all.
+    private var length: UInt64 = 0
+
+    package init() {}
+
+    /// Add `data` to what is hashed.
+    package mutating func update(_ data: Data) {
+      length += UInt64(data.count)
+      var bytes = data[...]
+      if !pending.isEmpty {
+        let taken = bytes.prefix(64 - pending.count)
+        pending.append(contentsOf: taken)
+        bytes = bytes.dropFirst(taken.count)
+        guard pending.count == 64 else { return }
+        compress(pending[...])
+        pending.removeAll(keepingCapacity: true)
+      }
+      let whole = bytes.count / 64 * 64
+      if whole > 0 {
+        [UInt8](bytes.prefix(whole)).withUnsafeBufferPointer { buffer in
+          for block in stride(from: 0, to: whole, by: 64) {
+            compress(buffer[block..<block + 64])
+          }
+        }
+      }
+      pending.append(contentsOf: bytes.dropFirst(whole))
     }
-    for shift in stride(from: 56, through: 0, by: -8) {
-      message.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+
+    /// The 32-byte digest of everything given.
+    package mutating func finalize() -> Data {
+      let bits = length &* 8
+      var tail = pending
+      tail.append(0x80)
+      while tail.count % 64 != 56 {
+        tail.append(0)
+      }
+      for shift in stride(from: 56, through: 0, by: -8) {
+        tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+      }
+      for block in stride(from: 0, to: tail.count, by: 64) {
+        compress(tail[block..<block + 64])
+      }
+      var digest = Data(capacity: 32)
+      for word in state {
+        for shift in stride(from: 24, through: 0, by: -8) {
+          digest.append(UInt8(truncatingIfNeeded: word >> UInt32(shift)))
+        }
+      }
+      return digest
     }
-    var w = [UInt32](repeating: 0, count: 64)
-    for block in stride(from: 0, to: message.count, by: 64) {
+
+    /// Compress one 64-byte block into the state.
+    private mutating func compress<Block: Collection<UInt8>>(_ block: Block)
+    where Block.Index == Int {
+      var w = [UInt32](repeating: 0, count: 64)
+      let start = block.startIndex
       for i in 0..<16 {
-        let j = block + i * 4
+        let j = start + i * 4
         w[i] =
-          UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8
-          | UInt32(message[j + 3])
+          UInt32(block[j]) << 24 | UInt32(block[j + 1]) << 16 | UInt32(block[j + 2]) << 8
+          | UInt32(block[j + 3])
       }
       for i in 16..<64 {
-        let s0 = rotate(w[i - 15], 7) ^ rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)
-        let s1 = rotate(w[i - 2], 17) ^ rotate(w[i - 2], 19) ^ (w[i - 2] >> 10)
+        let s0 =
+          SHA256Digest.rotate(w[i - 15], 7) ^ SHA256Digest.rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)
+        let s1 =
+          SHA256Digest.rotate(w[i - 2], 17) ^ SHA256Digest.rotate(w[i - 2], 19) ^ (w[i - 2] >> 10)
         w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
       }
       var (a, b, c, d, e, f, g, h) = (
         state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7]
       )
       for i in 0..<64 {
-        let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+        let s1 = SHA256Digest.rotate(e, 6) ^ SHA256Digest.rotate(e, 11) ^ SHA256Digest.rotate(e, 25)
         let choice = (e & f) ^ (~e & g)
-        let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
-        let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+        let t1 = h &+ s1 &+ choice &+ SHA256Digest.k[i] &+ w[i]
+        let s0 = SHA256Digest.rotate(a, 2) ^ SHA256Digest.rotate(a, 13) ^ SHA256Digest.rotate(a, 22)
         let majority = (a & b) ^ (a & c) ^ (b & c)
         let t2 = s0 &+ majority
         (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
@@ -60,16 +130,9 @@ package enum SHA256Digest {
         state[i] = state[i] &+ value
       }
     }
-    var digest = Data(capacity: 32)
-    for word in state {
-      for shift in stride(from: 24, through: 0, by: -8) {
-        digest.append(UInt8(truncatingIfNeeded: word >> UInt32(shift)))
-      }
-    }
-    return digest
   }
 
-  private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
+  fileprivate static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
     (value >> count) | (value << (32 - count))
   }
 }

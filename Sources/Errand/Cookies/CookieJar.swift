@@ -117,13 +117,15 @@ public final class CookieJar: Sendable, CustomStringConvertible, CustomReflectab
 
   /// Remove every cookie: at sign-out, say.
   public func removeAll() {
-    state.withLock { $0.remove { _ in true } }
+    state.withLock { $0 = CookieStore() }
   }
 
-  /// Remove the cookies `shouldRemove` picks.
+  /// Remove the cookies `shouldRemove` picks. It is called outside the jar's lock, so it may use
+  /// the jar; a cookie stored meanwhile under another name, domain or path is kept.
   /// - Parameter shouldRemove: Whether to remove a cookie.
   public func remove(where shouldRemove: (Cookie) -> Bool) {
-    state.withLock { $0.remove(where: shouldRemove) }
+    let chosen = Set(state.withLock { $0.keyedCookies }.filter { shouldRemove($0.1) }.map(\.0))
+    state.withLock { $0.remove(chosen) }
   }
 
   /// How many cookies the jar holds, never their values: `cookie jar (3 cookies)`.

@@ -45,6 +45,11 @@ struct CookieStore: Sendable {
     if !domain.unicodeScalars.allSatisfy({ $0.value >= 0x01 && $0.value <= 0x7F }) {
       return .domainNotASCII
     }
+    // An address names itself only: `Domain` may repeat it (the cookie stays host-only).
+    if !domain.isEmpty, ConnectionOptions.isAddress(host) {
+      guard domain == host else { return .foreignDomain }
+      domain = ""
+    }
     if !domain.isEmpty, publicSuffixes.isPublicSuffix(domain) {
       guard domain == host else { return .publicSuffix }
       domain = ""
@@ -129,10 +134,13 @@ struct CookieStore: Sendable {
     return entries.values.sorted { $0.order < $1.order }.map(\.cookie)
   }
 
-  /// Remove the cookies `shouldRemove` picks.
-  mutating func remove(where shouldRemove: (Cookie) -> Bool) {
-    entries = entries.filter { !shouldRemove($0.value.cookie) }
+  /// Remove the cookies with these keys.
+  mutating func remove(_ keys: Set<Key>) {
+    for key in keys { entries[key] = nil }
   }
+
+  /// Every cookie with its key, for choosing outside the lock what to remove.
+  var keyedCookies: [(Key, Cookie)] { entries.map { ($0.key, $0.value.cookie) } }
 
   /// Whether a cookie from plain `http` would overlay a `Secure` one (§5.7, step 16): same
   /// name, domains matching either way, and its path within the secure one's.
@@ -201,7 +209,8 @@ struct CookieStore: Sendable {
   /// address) ending in `.` and `domain`.
   static func domainMatches(_ host: String, _ domain: String) -> Bool {
     host == domain
-      || (host.hasSuffix("." + domain) && !ConnectionOptions.isAddress(host) && !domain.isEmpty)
+      || (host.hasSuffix("." + domain) && !ConnectionOptions.isAddress(host) && !domain.isEmpty
+        && !ConnectionOptions.isAddress(domain))
   }
 
   /// Whether `requestPath` path-matches `cookiePath` (§5.1.4).

@@ -67,6 +67,10 @@ public struct PublicSuffixList: Sendable, CustomStringConvertible, CustomReflect
     _ rule: String, to rules: inout Set<String>, _ wildcards: inout Set<String>,
     _ exceptions: inout Set<String>
   ) {
+    // An internationalized rule matches in its ASCII (`xn--`) form too, as hosts arrive in it.
+    if !rule.allSatisfy(\.isASCII), let ascii = asciiForm(of: rule) {
+      add(ascii, to: &rules, &wildcards, &exceptions)
+    }
     if rule.hasPrefix("!") {
       exceptions.insert(String(rule.dropFirst()))
     } else if rule.hasPrefix("*.") {
@@ -125,6 +129,75 @@ public struct PublicSuffixList: Sendable, CustomStringConvertible, CustomReflect
       if start > 0, wildcards.contains(suffix) { longest = max(longest, length + 1) }
     }
     return longest
+  }
+
+  /// `rule` with each label that is not ASCII in its Punycode form (RFC 3492), `xn--` first;
+  /// `nil` when a label cannot be encoded.
+  static func asciiForm(of rule: String) -> String? {
+    var labels: [String] = []
+    for label in rule.split(separator: ".", omittingEmptySubsequences: false) {
+      if label.allSatisfy(\.isASCII) {
+        labels.append(String(label))
+      } else if let encoded = punycode(String(label)) {
+        labels.append("xn--" + encoded)
+      } else {
+        return nil
+      }
+    }
+    return labels.joined(separator: ".")
+  }
+
+  /// The Punycode encoding of `label` (RFC 3492 §6.3), or `nil` on overflow.
+  static func punycode(_ label: String) -> String? {
+    let (base, tMin, tMax) = (36, 1, 26)
+    let input = label.unicodeScalars.map { Int($0.value) }
+    var output = String(String.UnicodeScalarView(label.unicodeScalars.filter(\.isASCII)))
+    let basic = output.unicodeScalars.count
+    var handled = basic
+    if basic > 0 { output.append("-") }
+    var (n, delta, bias) = (128, 0, 72)
+    func digit(_ value: Int) -> Character {
+      Character(Unicode.Scalar(UInt8(value < 26 ? 97 + value : 22 + value)))
+    }
+    while handled < input.count {
+      guard let next = input.filter({ $0 >= n }).min() else { return nil }
+      let (step, overflow) = (next - n).multipliedReportingOverflow(by: handled + 1)
+      guard !overflow, delta <= Int(Int32.max) - step else { return nil }
+      delta += step
+      n = next
+      for scalar in input {
+        if scalar < n { delta += 1 }
+        guard scalar == n else { continue }
+        var q = delta
+        var k = base
+        while true {
+          let t = k <= bias ? tMin : (k >= bias + tMax ? tMax : k - bias)
+          if q < t { break }
+          output.append(digit(t + (q - t) % (base - t)))
+          q = (q - t) / (base - t)
+          k += base
+        }
+        output.append(digit(q))
+        bias = adapt(delta, points: handled + 1, first: handled == basic)
+        delta = 0
+        handled += 1
+      }
+      delta += 1
+      n += 1
+    }
+    return output
+  }
+
+  /// Bias adaptation (RFC 3492 §6.1).
+  private static func adapt(_ delta: Int, points: Int, first: Bool) -> Int {
+    var delta = first ? delta / 700 : delta / 2
+    delta += delta / points
+    var k = 0
+    while delta > ((36 - 1) * 26) / 2 {
+      delta /= 36 - 1
+      k += 36
+    }
+    return k + (36 - 1 + 1) * delta / (delta + 38)
   }
 
   /// `host`'s labels, in lower case, or `nil` when it is not a host name.

@@ -63,7 +63,8 @@ extension HTTPRequest {
   /// - Throws: ``APIError/invalidRequest(_:)`` naming the request and the problem.
   public func validate() throws(APIError) {
     if let problem = validationProblem {
-      throw APIError.invalidRequest("\(Self.describe(method)) \(url.redactedString): \(problem)")
+      throw APIError.invalidRequest(
+        "\(Self.describe(method)) \(Redaction.default.merging(redaction).redact(url)): \(problem)")
     }
   }
 

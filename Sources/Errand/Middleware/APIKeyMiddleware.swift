@@ -61,12 +61,16 @@ public struct APIKeyMiddleware: Middleware, CustomStringConvertible, CustomRefle
       request.redaction = request.redaction.merging(
         Redaction(queryParameters: [placement.name]))
       if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true) {
-        var items = (components.queryItems ?? []).filter { $0.name != placement.name }
-        items.append(URLQueryItem(name: placement.name, value: key))
-        components.queryItems = items
-        // `+` means a space to most servers: encoded, so that a key holding one arrives whole.
-        components.percentEncodedQuery = components.percentEncodedQuery?
-          .replacingOccurrences(of: "+", with: "%2B")
+        // The other parameters stay as written (a `+` in them keeps its meaning); only the
+        // key's is added, encoded so that `+`, `&`, `=` and `#` in it arrive as themselves.
+        let others = (components.percentEncodedQuery ?? "").split(separator: "&").filter {
+          let name = $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+          return (name.removingPercentEncoding ?? name) != placement.name
+        }
+        let item = [placement.name, key].map {
+          $0.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? ""
+        }.joined(separator: "=")
+        components.percentEncodedQuery = (others.map(String.init) + [item]).joined(separator: "&")
         if let url = components.url { request.url = url }
       }
     } else {
@@ -75,6 +79,10 @@ public struct APIKeyMiddleware: Middleware, CustomStringConvertible, CustomRefle
     }
     return try await next(request)
   }
+
+  /// What a query name or value may hold unencoded: the unreserved characters alone.
+  static let queryValueAllowed = CharacterSet(
+    charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
   /// Where the key goes, never the key: `API key in header X-API-Key`.
   public var description: String { "API key in \(placement)" }

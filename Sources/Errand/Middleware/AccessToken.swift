@@ -26,8 +26,12 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomRe
   ///   - now: The current date; the system's by default.
   public init(_ value: String, expiresAt: Date, now: Date = Date()) {
     self.value = value
+    // Clamped, so that a nonsensical expiry (a JWT's `exp` in milliseconds, say) cannot trap:
+    // at most about 3,000 years either way; not a number is no expiry known.
     let seconds = expiresAt.timeIntervalSince(now)
-    self.lifetime = .milliseconds(Int64((max(seconds, -1e9) * 1000).rounded(.down)))
+    self.lifetime =
+      seconds.isNaN
+      ? nil : .milliseconds(Int64((min(max(seconds, -1e11), 1e11) * 1000).rounded(.down)))
   }
 
   /// The token's lifetime, never its value: `access token (valid for 3600 s)`.

@@ -13,8 +13,9 @@ import Foundation
 ///
 /// With an ``ExpiringTokenProvider``, a token is also refreshed before it expires: once less than
 /// `leeway` of its lifetime is left (or half of it has passed, for a token that lasts less than
-/// twice the leeway), on the middleware's clock. That refresh is the same single flight; a token
-/// known to have expired is never sent, and a refresh that hands one over fails with
+/// twice the leeway), on the middleware's clock. That refresh is the same single flight. When it
+/// fails, a call whose token has not expired yet goes with it (a `401` still refreshes it); a
+/// token known to have expired is never sent, and a refresh that hands one over fails with
 /// ``AuthenticationError/refreshFailed(_:)`` wrapping ``ExpiredTokenError``.
 ///
 /// ```swift
@@ -126,6 +127,11 @@ public actor BearerAuthenticationMiddleware: Middleware {
       return (fresh, generation)
     } catch {
       events?.post(.tokenRefreshFinished(succeeded: false))
+      // An early refresh that fails leaves a token that has not expired usable: the call goes
+      // with it (a 401 still refreshes it); an expired one is never sent.
+      if !(error is CancellationError), token == due, !hasExpired {
+        return (due, readAt)
+      }
       throw error
     }
   }
@@ -156,6 +162,9 @@ public actor BearerAuthenticationMiddleware: Middleware {
   /// that ended since, the current token when it has not expired, the refresh in progress, or a
   /// new refresh.
   private func token(replacing rejected: String?, readAt: Int) async throws -> String {
+    // A refresh that ended since this token was read: its outcome. A failure is told, once, to
+    // the calls that read the token before it (a failing refresh surfaces once, not as a storm of
+    // refreshes).
     if generation > readAt, let lastOutcome, !hasExpired {
       return try lastOutcome.get()
     }
@@ -229,3 +238,16 @@ public actor BearerAuthenticationMiddleware: Middleware {
 
 // Its waits (if any) end when the call's client cancels the call (`CallCancellation`).
 extension BearerAuthenticationMiddleware: CallCancellationAware {}
+
+extension BearerAuthenticationMiddleware: CustomReflectable {
+  /// The middleware for `dump`, debuggers and test failures: its settings, never its token (the
+  /// synthesized mirror would show the token and the last refresh's outcome).
+  public nonisolated var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "provider": String(describing: type(of: provider)), "refreshLimit": refreshLimit,
+        "refreshWindow": refreshWindow, "leeway": leeway,
+      ], displayStyle: .class)
+  }
+}

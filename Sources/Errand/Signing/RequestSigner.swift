@@ -71,7 +71,7 @@ public enum RequestSigning {
   /// - Parameter request: The request.
   /// - Returns: 64 hex digits.
   /// - Throws: `CocoaError` when the body file cannot be read, or is not a regular file (a named
-  ///   pipe would never end).
+  ///   pipe would never end); `CancellationError` when the calling task is cancelled meanwhile.
   public static func sha256Hex(of request: HTTPRequest) throws -> String {
     if let named = request.bodyFile {
       let file = named.resolvingSymlinksInPath()
@@ -82,6 +82,8 @@ public enum RequestSigning {
       defer { try? handle.close() }
       var hasher = SHA256Digest.Hasher()
       while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        // A cancelled call stops here, not after the whole file.
+        if Task.isCancelled { throw CancellationError() }
         hasher.update(chunk)
       }
       return hex(hasher.finalize())

@@ -90,7 +90,9 @@ extension ConnectionOptions {
   /// (which `CURLOPT_RESOLVE` reads as "remove this entry").
   private static func checkName(_ name: String, _ option: String) throws {
     let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._")
-    guard !name.isEmpty, name.count <= 253, name.first != "-", name.allSatisfy(allowed.contains)
+    // Dots alone (`.`, `..`) name no host.
+    guard !name.isEmpty, name.count <= 253, name.first != "-", name.allSatisfy(allowed.contains),
+      name.contains(where: { $0 != "." })
     else {
       throw InvalidConnectionOption(
         option: option,

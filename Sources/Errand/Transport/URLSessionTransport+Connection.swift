@@ -28,7 +28,7 @@ extension URLSessionTransport {
   /// | ``ConnectionOptions/unixSockets`` | refused | refused |
   /// | ``ConnectionOptions/hostOverrides`` | refused | refused |
   /// | ``ConnectionOptions/HTTPVersion/automatic``, ``ConnectionOptions/HTTPVersion/http2`` | yes (the default) | yes (the default) |
-  /// | ``ConnectionOptions/HTTPVersion/http3`` | yes (`assumesHTTP3Capable`) | refused |
+  /// | ``ConnectionOptions/HTTPVersion/http3`` | yes (`assumesHTTP3Capable`); refused beside a proxy | refused |
   /// | ``ConnectionOptions/HTTPVersion/http1``, ``ConnectionOptions/HTTPVersion/http2PriorKnowledge`` | refused | refused |
   ///
   /// On Apple platforms an HTTP proxy tunnels every request with `CONNECT`, plain `http` ones
@@ -81,6 +81,13 @@ extension URLSessionTransport {
     #else
       let transport = "URLSessionTransport"
       let instead = "; CurlTransport (module ErrandCurl, Linux) honours it"
+      if connection.proxy != nil, connection.httpVersion == .http3 {
+        // QUIC does not go through an HTTP CONNECT proxy, and Apple does not document whether
+        // URLSession would then connect around it: refused rather than risked.
+        throw UnsupportedTransportOption(
+          option: "connection.httpVersion", transport: transport,
+          reason: "HTTP/3 with a proxy could reach servers around the proxy" + instead)
+      }
       if let proxy = connection.proxy, !proxy.bypassedHosts.contains("*"),
         let address = proxy.bypassedHosts.first(where: {
           ConnectionOptions.isAddress($0) || ConnectionOptions.isRange($0)
@@ -141,14 +148,17 @@ extension URLSessionTransport {
             + "and watchOS 10 (proxyConfigurations); on an earlier system leave the proxy to "
             + "the system's settings, or set the configuration's connectionProxyDictionary")
       }
-      guard let port = NWEndpoint.Port(rawValue: UInt16(proxy.port)) else { return copy }
+      guard let port = NWEndpoint.Port(rawValue: UInt16(clamping: proxy.port)) else {
+        throw InvalidConnectionOption(option: "proxy.port", reason: "\(proxy.port) is not a port")
+      }
       let endpoint = NWEndpoint.hostPort(host: NWEndpoint.Host(proxy.host), port: port)
       var configured =
         proxy.kind == .socks5
         ? ProxyConfiguration(socksv5Proxy: endpoint)
         : ProxyConfiguration(httpCONNECTProxy: endpoint, tlsOptions: nil)
-      if let username = proxy.username {
-        configured.applyCredential(username: username, password: proxy.password ?? "")
+      if proxy.username != nil || proxy.password != nil {
+        configured.applyCredential(
+          username: proxy.username ?? "", password: proxy.password ?? "")
       }
       configured.excludedDomains = proxy.bypassedHosts.map {
         $0.hasPrefix(".") ? String($0.dropFirst()) : $0
@@ -164,7 +174,7 @@ extension URLSessionTransport {
 /// credential, for a challenge from the proxy, and whether requests try HTTP/3 first.
 struct SessionConnection: Sendable, CustomStringConvertible, CustomReflectable {
   /// The proxy's host and port, and its credential, if it has one.
-  private let proxy: (host: String, port: Int, username: String, password: String)?
+  private let proxy: (host: String, port: Int, isSOCKS: Bool, username: String, password: String)?
   /// Whether every request is sent assuming the server speaks HTTP/3.
   let assumesHTTP3: Bool
 
@@ -176,10 +186,11 @@ struct SessionConnection: Sendable, CustomStringConvertible, CustomReflectable {
 
   /// What `options` asks of a session at run time.
   init(_ options: ConnectionOptions) {
-    if let proxy = options.proxy, let username = proxy.username {
+    // A password without a user name goes with an empty one, as CurlTransport sends it.
+    if let proxy = options.proxy, proxy.username != nil || proxy.password != nil {
       self.proxy = (
-        host: proxy.host.lowercased(), port: proxy.port, username: username,
-        password: proxy.password ?? ""
+        host: proxy.host.lowercased(), port: proxy.port, isSOCKS: proxy.kind == .socks5,
+        username: proxy.username ?? "", password: proxy.password ?? ""
       )
     } else {
       self.proxy = nil
@@ -187,16 +198,44 @@ struct SessionConnection: Sendable, CustomStringConvertible, CustomReflectable {
     assumesHTTP3 = options.httpVersion == .http3
   }
 
-  /// The proxy's credential for `challenge`: only from the proxy it belongs to, and only the
-  /// first time (a proxy that refused it once does not get it again).
+  /// The proxy's credential for `challenge`: only from the proxy it belongs to (its host, port
+  /// and kind), only for a method that takes a password, and only the first time (a proxy that
+  /// refused it once does not get it again). A server-trust or client-certificate challenge
+  /// never gets it: it goes on to the trust policy.
   func credential(for challenge: URLAuthenticationChallenge) -> URLCredential? {
     let space = challenge.protectionSpace
     guard let proxy, space.isProxy(), challenge.previousFailureCount == 0,
-      space.host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        == proxy.host,
-      space.port == proxy.port
+      Self.passwordMethods.contains(space.authenticationMethod),
+      Self.isSOCKS(space.proxyType) == proxy.isSOCKS,
+      Self.unbracketed(space.host.lowercased()) == proxy.host, space.port == proxy.port
     else { return nil }
     return URLCredential(user: proxy.username, password: proxy.password, persistence: .none)
+  }
+
+  /// The authentication methods a user name and password answer.
+  static let passwordMethods: Set<String> = [
+    NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+    NSURLAuthenticationMethodDefault,
+  ]
+
+  /// Whether a protection space's proxy type is SOCKS's (`nil` or any other is an HTTP proxy's
+  /// only when it names HTTP or HTTPS).
+  private static func isSOCKS(_ type: String?) -> Bool? {
+    switch type?.lowercased() {
+    case NSURLProtectionSpaceSOCKSProxy.lowercased(): return true
+    case NSURLProtectionSpaceHTTPProxy.lowercased(), NSURLProtectionSpaceHTTPSProxy.lowercased():
+      return false
+    default: return nil
+    }
+  }
+
+  /// An IPv6 literal without the brackets that wrap it (`[::1]` is `::1`); any other host as it
+  /// is.
+  private static func unbracketed(_ host: String) -> String {
+    guard host.hasPrefix("["), host.hasSuffix("]"), host.count > 2 else { return host }
+    let inner = host.dropFirst().dropLast()
+    return inner.contains(":") && !inner.contains("[") && !inner.contains("]")
+      ? String(inner) : host
   }
 
   /// `request` as this connection sends it: marked as HTTP/3-capable when HTTP/3 is asked for

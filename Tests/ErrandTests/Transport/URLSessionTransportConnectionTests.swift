@@ -165,7 +165,7 @@ import Testing
     let space =
       isProxy
       ? URLProtectionSpace(
-        proxyHost: host, port: port, type: "http", realm: nil,
+        proxyHost: host, port: port, type: NSURLProtectionSpaceHTTPProxy, realm: nil,
         authenticationMethod: NSURLAuthenticationMethodHTTPBasic)
       : URLProtectionSpace(
         host: host, port: port, protocol: "http", realm: nil,

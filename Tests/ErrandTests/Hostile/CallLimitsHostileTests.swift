@@ -177,14 +177,19 @@ import Testing
     clock.markOnTime()
     let limiter = CallLimiter(limits: CallLimits(), clock: clock)
     limiter.observe(HTTPResponse(status: 429, headers: ["Retry-After": "30"]), for: Self.host)
+    let queued = Locked(false)
     let waiter = Task {
       clock.markOnTime()
       let (permit, waited) = try await limiter.acquire(
-        for: Self.host, priority: .normal, deadline: nil)
+        for: Self.host, priority: .normal, deadline: nil,
+        onQueued: { queued.withLock { $0 = true } })
       permit.release()
       return waited
     }
     defer { waiter.cancel() }
+    // The clock moves only once the call waits (its wait measured from then): a waiter task
+    // that started after the advance would find the pause over and wait for nothing.
+    try #require(await eventually { queued.withLock { $0 } }, "the call waits")
     try #require(await base.waitForSleeper(dueIn: .seconds(30)), "woken at 30 s")
     await base.advance(by: .seconds(30))
     #expect(try await waiter.value == .seconds(30))

@@ -328,8 +328,9 @@ final class CallLimiter: Sendable {
 
   /// Look again at `time` (unless a look is due sooner already).
   ///
-  /// The timer counts from now, read here (``schedule(after:on:_:)`` reads the clock before any
-  /// task starts), so that a pause ends on time however long a task takes to start.
+  /// `time` is an instant on the limiter's epoch (``Stopwatch/whenElapsed(_:_:)``), never a
+  /// delay from whenever the timer is armed, so that a pause ends on time however late this
+  /// runs or a task starts.
   private func wake(at time: Duration) {
     let (due, replaced) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
       if let wake = state.wake, wake.at <= time { return (false, nil) }
@@ -339,7 +340,7 @@ final class CallLimiter: Sendable {
     }
     guard due else { return }
     replaced?()
-    let cancel = schedule(after: time - epoch.elapsed, on: clock) { [weak self] in
+    let cancel = epoch.whenElapsed(time) { [weak self] in
       guard let self else { return }
       self.state.withLock { state in
         if state.wake?.at == time { state.wake = nil }

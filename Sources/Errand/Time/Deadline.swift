@@ -14,8 +14,22 @@ func withDeadline<Value: Sendable>(
   _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
   guard timeout != nil || cancellation != nil else { return try await operation() }
+  // The timeout counts from here: the operation may run (and, on a test clock, register its own
+  // sleeps, which a test may then advance past) before the timer is armed.
+  let deadline = timeout.map { (Stopwatch(clock), $0) }
   return try await typed(
-    race({ try await operation() }, timeout: timeout, on: clock, endedBy: cancellation))
+    race({ try await operation() }, deadline: deadline, endedBy: cancellation))
+}
+
+/// ``withDeadline(_:on:endedBy:_:)`` with a deadline `timeout` after `stopwatch` started (a
+/// call's, shared by its exchanges): fixed before the operation starts, however long the caller
+/// took to get here.
+func withDeadline<Value: Sendable>(
+  _ timeout: Duration, after stopwatch: Stopwatch, endedBy cancellation: CallCancellation? = nil,
+  _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+  try await typed(
+    race({ try await operation() }, deadline: (stopwatch, timeout), endedBy: cancellation))
 }
 
 /// Run `operation` until it finishes or the calling task is cancelled (or the call's client
@@ -26,8 +40,7 @@ package func withCancellation<Value: Sendable>(
   _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
   try await typed(
-    race(
-      { try await operation() }, timeout: nil, on: ContinuousClock(), endedBy: cancellation))
+    race({ try await operation() }, deadline: nil, endedBy: cancellation))
 }
 
 /// The value a race returned, as the type its operation returns.
@@ -40,9 +53,13 @@ private func typed<Value>(_ value: any Sendable) -> Value {
 
 /// The race itself, not generic: generic code that is not specialized looks up the metadata of
 /// every generic type it touches on each call, which cost more than the rest of the race.
+///
+/// `deadline` is an instant, as a stopwatch and the time after its start: read from the
+/// stopwatch's start, never from when the timer is armed, so that a test clock advanced while
+/// this function runs cannot push it later.
 private func race(
-  _ operation: @escaping @Sendable () async throws -> any Sendable, timeout: Duration?,
-  on clock: any Clock<Duration>, endedBy cancellation: CallCancellation?
+  _ operation: @escaping @Sendable () async throws -> any Sendable,
+  deadline: (stopwatch: Stopwatch, timeout: Duration)?, endedBy cancellation: CallCancellation?
 ) async throws -> any Sendable {
   // As if the cancellation handler below (or the client's cancelling the call) had fired
   // first: a call cancelled already never starts the operation (a token provider, a stub's
@@ -51,9 +68,6 @@ private func race(
     throw CancellationError()
   }
   let race = Race()
-  // The timeout counts from here: the operation may run (and, on a test clock, register its own
-  // sleeps, which a test may then advance past) before the timer below is armed.
-  let started = timeout.map { _ in Stopwatch(clock) }
   // `Task.immediate` (which would let an operation with nothing to wait for finish before the
   // caller suspends) left tasks suspended for good under load with Swift 6.3 on Linux: not used.
   let work = Task {
@@ -70,9 +84,9 @@ private func race(
   if let early = race.takeEarly() {
     return try early.get()
   }
-  if let timeout, let started {
+  if let deadline {
     race.onFinish(
-      schedule(after: timeout - started.elapsed, on: clock) {
+      deadline.stopwatch.whenElapsed(deadline.timeout) {
         race.finish(.failure(APIError.timedOut))
       })
   }
@@ -85,37 +99,16 @@ private func race(
   }
 }
 
-/// Run `handler` after `delay` on `clock`, returning what cancels it.
+/// Run `handler` after `delay` on `clock`, from now, returning what cancels it.
 ///
-/// On the continuous clock (the default) every deadline in the process shares one Dispatch timer:
-/// a busy cooperative pool cannot delay it, and registering one is a heap insert under a lock
-/// instead of a task. Any other clock (a test clock, say) gets a task that sleeps on it.
+/// On the continuous clock every deadline in the process shares one Dispatch timer: a busy
+/// cooperative pool cannot delay it, and registering one is a heap insert under a lock instead of
+/// a task. Any other clock (a test clock, say) gets a task that sleeps on it until the instant
+/// read here, before the task starts.
 func schedule(
   after delay: Duration, on clock: any Clock<Duration>, _ handler: @escaping @Sendable () -> Void
 ) -> @Sendable () -> Void {
-  if clock is ContinuousClock {
-    let scheduler = DeadlineScheduler.shared
-    let id = scheduler.schedule(after: delay, handler)
-    return { scheduler.cancel(id) }
-  }
-  let sleeper = sleeper(after: delay, on: clock, handler)
-  return { sleeper.cancel() }
-}
-
-/// A task that runs `handler` once `clock` reaches `delay` from now. The instant is read before
-/// the task starts: a clock advanced in between (a test clock) must not push the deadline later.
-private func sleeper<C: Clock<Duration>>(
-  after delay: Duration, on clock: C, _ handler: @escaping @Sendable () -> Void
-) -> Task<Void, Never> {
-  let deadline = clock.now.advanced(by: delay)
-  return Task {
-    do {
-      try await clock.sleep(until: deadline, tolerance: nil)
-      handler()
-    } catch {
-      // Cancelled: the race was decided first.
-    }
-  }
+  Stopwatch(clock).whenElapsed(delay, handler)
 }
 
 /// The first of several outcomes to arrive resumes the continuation; the rest are dropped.

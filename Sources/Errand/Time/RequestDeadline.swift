@@ -6,13 +6,11 @@ import Foundation
 @_spi(Transports) public struct RequestDeadline: Sendable {
   /// How long the whole call may take, retries and their waits included.
   public let timeout: Duration
-  private let clock: any Clock<Duration>
   /// Started when the call starts, on the same clock.
   private let stopwatch: Stopwatch
 
   init(timeout: Duration, clock: any Clock<Duration>) {
     self.timeout = timeout
-    self.clock = clock
     stopwatch = Stopwatch(clock)
   }
 
@@ -29,7 +27,7 @@ import Foundation
   ///   thread.
   /// - Returns: What cancels the timer; call it once the answer is in.
   public func whenExpired(_ handler: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
-    schedule(after: remaining, on: clock, handler)
+    stopwatch.whenElapsed(timeout, handler)
   }
 
   /// Run `operation` in a task of its own, returning when it finishes, when the deadline passes
@@ -43,7 +41,7 @@ import Foundation
   public func race<Value: Sendable>(
     _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    try await withDeadline(remaining, on: clock, operation)
+    try await withDeadline(timeout, after: stopwatch, operation)
   }
 
   /// ``race(_:)``, ended with `CancellationError` too when the call's client cancels the call.
@@ -51,7 +49,7 @@ import Foundation
     endedBy cancellation: CallCancellation?,
     _ operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Value {
-    try await withDeadline(remaining, on: clock, endedBy: cancellation, operation)
+    try await withDeadline(timeout, after: stopwatch, endedBy: cancellation, operation)
   }
 
   /// The timeout, in whole seconds, that a transport hands the engine underneath (URLSession's

@@ -158,6 +158,27 @@ extension APIClient {
     /// ```
     public var eventListeners: [any EventListener] = []
 
+    /// The cookies the client keeps and sends (``CookieJar``); `nil` (the default) keeps none.
+    ///
+    /// With a jar, every answer's `Set-Cookie` fields are stored in it, the redirects' that the
+    /// transport follows included, and every request, each redirect's too, carries the jar's
+    /// cookies for its URL: the same on every transport, since URLSession's own cookie handling
+    /// is turned off for the client's requests. A `Cookie` field the app sets itself is kept,
+    /// and its value wins over a jar cookie of the same name; it follows a redirect only where
+    /// the request's other secrets do.
+    ///
+    /// The jar's cookies are added after the middleware chain, before a ``CachingMiddleware``,
+    /// so that the cache sees them (an answer that varies on `Cookie` stays with its caller). A
+    /// cached answer stores no cookie (a cache keeps no `Set-Cookie`), nor does a revalidation
+    /// the cache makes in the background once its call has returned: a cookie the app has
+    /// removed meanwhile (at sign-out) stays removed.
+    ///
+    /// ```swift
+    /// var configuration = APIClient.Configuration()
+    /// configuration.cookieJar = CookieJar()
+    /// ```
+    public var cookieJar: CookieJar?
+
     /// The limit for calls that collect the body in memory when neither the endpoint nor the
     /// configuration sets one: 100 MB.
     public static let defaultBufferedResponseLimit = 100_000_000

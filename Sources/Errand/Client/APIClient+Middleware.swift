@@ -67,12 +67,15 @@ extension APIClient {
   ]
 
   /// The chain in the order it runs: as written, except that every ``CachingMiddleware`` runs
-  /// after all the others, just before the transport. So a cache keys, varies and decides what
-  /// is authenticated on the request exactly as it is sent, whatever order the app wrote: a token
-  /// or an API key a middleware adds can never be missing from what the cache sees.
+  /// after all the others, and every ``SigningMiddleware`` after that, just before the transport.
+  /// So a cache keys, varies and decides what is authenticated on the request exactly as it is
+  /// sent, whatever order the app wrote: a token or an API key a middleware adds can never be
+  /// missing from what the cache sees. And a signature covers the request as it is sent, signed
+  /// anew for each exchange, without the cache keying on it.
   static func ordered(_ chain: [any Middleware]) -> [any Middleware] {
-    guard chain.contains(where: { $0 is CachingMiddleware }) else { return chain }
-    return chain.filter { !($0 is CachingMiddleware) } + chain.filter { $0 is CachingMiddleware }
+    guard chain.contains(where: Pipeline.sendsAsTheTransportDoes) else { return chain }
+    return chain.filter { !Pipeline.sendsAsTheTransportDoes($0) }
+      + chain.filter { $0 is CachingMiddleware } + chain.filter { $0 is SigningMiddleware }
   }
 
   /// The end of the chain, apart from the client.
@@ -80,7 +83,7 @@ extension APIClient {
     Pipeline(
       transport: transport, exchangeTransport: exchangeTransport,
       backgroundWork: backgroundWork, clock: configuration.clock, limiter: limiter,
-      sharing: sharing, connectivity: connectivityGate)
+      sharing: sharing, connectivity: connectivityGate, cookieJar: configuration.cookieJar)
   }
 }
 
@@ -98,6 +101,8 @@ struct Pipeline: Sendable {
   let sharing: InFlightSharing?
   /// Holds each attempt while the network is down, when the client waits for it.
   let connectivity: ConnectivityGate?
+  /// The client's cookies, when it keeps any.
+  let cookieJar: CookieJar?
 
   /// Send a request through the middleware chain, outermost first, then the transport, as
   /// `exchange` says. A call that withholds its secrets (a next page at an origin the app did not
@@ -106,16 +111,17 @@ struct Pipeline: Sendable {
   func send(
     _ request: HTTPRequest, through chain: ArraySlice<any Middleware>, as exchange: Exchange
   ) async throws -> HTTPResponse {
-    var request = request
-    if let keeps = exchange.withholding, chain.first.map({ $0 is CachingMiddleware }) ?? true {
-      request.headers = HTTPHeaders(request.headers.fields.filter(keeps))
-    }
+    let (request, exchange) = prepared(request, exchange, before: chain.first)
     guard let first = chain.first else {
       var response = try await sendWhenOnline(request, as: exchange)
       response.request = request
       return response
     }
     let rest = chain.dropFirst()
+    if first is SigningMiddleware, exchange.withholding != nil {
+      // A call to an origin the app did not choose is not signed: its signature stays home.
+      return try await send(request, through: rest, as: exchange)
+    }
     if let cache = first as? CachingMiddleware {
       return try await cache.intercept(
         request, revalidatingWith: revalidator(through: rest, as: exchange)
@@ -126,6 +132,37 @@ struct Pipeline: Sendable {
     return try await first.intercept(request) { next in
       try await send(next, through: rest, as: exchange)
     }
+  }
+
+  /// `request` and `exchange` as they go on to `next`: once only the middleware that see the
+  /// request as the transport sends it are left, without what a call that withholds its
+  /// secrets withholds, and with the jar's cookies: once per exchange.
+  private func prepared(
+    _ request: HTTPRequest, _ exchange: Exchange, before next: (any Middleware)?
+  ) -> (HTTPRequest, Exchange) {
+    guard next.map(Self.sendsAsTheTransportDoes) ?? true, !exchange.preparedForTransport else {
+      return (request, exchange)
+    }
+    var request = request
+    var exchange = exchange
+    exchange.preparedForTransport = true
+    if let keeps = exchange.withholding {
+      request.headers = HTTPHeaders(request.headers.fields.filter(keeps))
+    }
+    if let cookieJar {
+      exchange.cookieJar = cookieJar
+      let own = request.headers.values(for: "Cookie")
+      exchange.appCookieField = own.isEmpty ? nil : own.joined(separator: "; ")
+      request.headers["Cookie"] = CookieStore.merging(
+        exchange.appCookieField, cookieJar.cookies(for: request.url))
+    }
+    return (request, exchange)
+  }
+
+  /// Whether `middleware` is one that sees the request as the transport sends it, and runs
+  /// after the others (``APIClient/ordered(_:)``): a cache, or a signer.
+  static func sendsAsTheTransportDoes(_ middleware: any Middleware) -> Bool {
+    middleware is CachingMiddleware || middleware is SigningMiddleware
   }
 
   /// How a cache revalidates in the background through `rest` of the chain, after the call has
@@ -146,6 +183,10 @@ struct Pipeline: Sendable {
         streams: false, deadline: RequestDeadline(timeout: timeout, clock: clock), progress: nil,
         events: nil)
       exchange.withholding = withholding
+      // Its request is the call's, made ready already: it sends the cookies it holds (those the
+      // cache keyed it by), and stores none: a cookie removed once the call returned (at
+      // sign-out) stays removed.
+      exchange.preparedForTransport = true
       var background = context
       background?.deadline = exchange.deadline
       background?.events = nil
@@ -222,6 +263,7 @@ struct Pipeline: Sendable {
       }
       // The server that answered: after a redirect, not the one the request went to first.
       limiter?.observe(head, for: head.url ?? request.url)
+      exchange.receivedCookies(head.headers, from: head.url ?? request.url)
       exchange.events?.responseHead(head)
       return try await head.settlingBody(
         limit: request.maximumResponseSize, streams: exchange.streams,

@@ -128,6 +128,29 @@ struct CookieStore: Sendable {
     }.joined(separator: "; ")
   }
 
+  /// A `Cookie` field holding the pairs of `appField` (a field the app set itself) and then
+  /// `cookies`, but for those whose name `appField` already gives: the app's own value wins.
+  /// `nil` when both are empty.
+  static func merging(_ appField: String?, _ cookies: [Cookie]) -> String? {
+    let own = appField.map(names(in:)) ?? []
+    let added = cookies.filter { !own.contains($0.name) }
+    let parts = [
+      appField.flatMap { $0.isEmpty ? nil : $0 }, added.isEmpty ? nil : header(for: added),
+    ]
+    .compactMap { $0 }
+    return parts.isEmpty ? nil : parts.joined(separator: "; ")
+  }
+
+  /// The names in a `Cookie` field: what precedes `=` in each `;`-separated pair, trimmed (the
+  /// empty name for a pair without one).
+  static func names(in field: String) -> Set<String> {
+    Set(
+      field.split(separator: ";").map { pair in
+        guard let equals = pair.firstIndex(of: "=") else { return "" }
+        return pair[..<equals].trimmingCharacters(in: .whitespaces)
+      })
+  }
+
   /// Every cookie that has not expired at `now`.
   mutating func all(now: Date) -> [Cookie] {
     removeExpired(now: now)

@@ -48,6 +48,16 @@ public struct Exchange: Sendable {
   package var cancellation: CallCancellation?
   /// The callers of a shared exchange: the limiter waits at their highest priority.
   var callers: SharedCallers?
+  /// The client's cookie jar, once the call's `Cookie` field comes from it: it stores what
+  /// every answer sets, the redirects' included, and gives each redirect its cookies.
+  package var cookieJar: CookieJar?
+  /// The `Cookie` field the app set itself (in the client's or the endpoint's headers, or a
+  /// middleware), before the jar's cookies joined it: it goes on to a redirect only while the
+  /// redirect policy keeps the request's secret headers.
+  package var appCookieField: String?
+  /// Whether the request has been made ready for the transport already (what the call
+  /// withholds gone, the jar's cookies in): it is done once per exchange, before the cache.
+  package var preparedForTransport = false
 
   /// An exchange outside any client: for a test of a transport, or a transport that calls
   /// another one.
@@ -126,6 +136,32 @@ public struct Exchange: Sendable {
   /// - Parameter mismatch: The host and the keys expected.
   public func pinMismatchReported(_ mismatch: PinMismatchError) {
     events?.post(.pinMismatchReported(mismatch))
+  }
+
+  /// Store the cookies an answer sets in the client's cookie jar, when the call has one: call it
+  /// for each redirect the transport follows itself (the final answer's are stored by the
+  /// client). Nothing happens when the client has no jar.
+  /// - Parameters:
+  ///   - headers: The answer's header fields; its `Set-Cookie` fields are read.
+  ///   - url: The URL that answered.
+  public func receivedCookies(_ headers: HTTPHeaders, from url: URL) {
+    guard let cookieJar else { return }
+    let fields = headers.values(for: "Set-Cookie")
+    if !fields.isEmpty { cookieJar.store(fields, from: url) }
+  }
+
+  /// The `Cookie` field for the request a redirect leads to, when the call has a cookie jar:
+  /// the jar's cookies for `url`, after the app's own cookies when the redirect keeps them
+  /// (`proposed` still has a `Cookie` field: the same origin, or a trusted host).
+  /// - Parameters:
+  ///   - url: Where the redirect leads.
+  ///   - proposed: The headers the redirect policy keeps for it.
+  /// - Returns: The field's value, `nil` for none; or `proposed`'s own field when the call has
+  ///   no jar.
+  public func cookieField(forRedirectTo url: URL, proposed: HTTPHeaders) -> String? {
+    guard let cookieJar else { return proposed["Cookie"] }
+    let kept = proposed["Cookie"] == nil ? nil : appCookieField
+    return CookieStore.merging(kept, cookieJar.cookies(for: url))
   }
 
   /// Tell the call's listeners that the transport refused a redirect.

@@ -8,7 +8,8 @@ extension HTTPResponse {
   /// Create a response from what URLSession returns.
   ///
   /// `HTTPURLResponse` keeps headers in a dictionary, so their order is lost; the fields come
-  /// sorted by name.
+  /// sorted by name. The `Set-Cookie` fields it joins into one value are split again, one
+  /// cookie each (a comma followed by `name=` starts another).
   /// - Parameters:
   ///   - response: The response head.
   ///   - body: The body bytes.
@@ -16,7 +17,15 @@ extension HTTPResponse {
     var headers = HTTPHeaders()
     let fields = response.allHeaderFields.map { ("\($0.key)", "\($0.value)") }
     for (name, value) in fields.sorted(by: { $0.0 < $1.0 }) {
-      headers.add(name, value)
+      guard name.lowercased() == "set-cookie" else {
+        headers.add(name, value)
+        continue
+      }
+      // `HTTPURLResponse` joins a response's `Set-Cookie` fields into one: each cookie is a
+      // field of its own again.
+      for field in SetCookie.fields(inCombined: value) {
+        headers.add(name, field)
+      }
     }
     self.init(status: response.statusCode, headers: headers, body: body, url: response.url)
   }

@@ -68,8 +68,9 @@ extension RedirectPolicy {
 
   /// Send `request` with `send`, following redirects by this policy up to `maximum` times, for
   /// transports that follow redirects themselves: each hop's metrics go into the final
-  /// response's ``TransferMetrics/redirects``, and each redirect followed or refused is told to
-  /// the call's listeners through `exchange`.
+  /// response's ``TransferMetrics/redirects``, each redirect followed or refused is told to
+  /// the call's listeners through `exchange`, and, when the call has a cookie jar, each
+  /// redirect's cookies are stored and the next request carries the jar's cookies for its URL.
   /// - Parameters:
   ///   - request: The request.
   ///   - exchange: The call's exchange, told of each redirect.
@@ -96,9 +97,14 @@ extension RedirectPolicy {
       }
       // Its body, if any is still coming, is not read.
       response.bodyStream?.cancel()
+      exchange.receivedCookies(response.headers, from: response.url ?? current.url)
       do {
         current = try self.request(
           following: current, to: location, status: response.status, trustedHosts: trustedHosts)
+        if exchange.cookieJar != nil {
+          current.headers["Cookie"] = exchange.cookieField(
+            forRedirectTo: current.url, proposed: current.headers)
+        }
       } catch let refusal as RefusedRedirectError {
         exchange.redirectRefused(refusal)
         throw refusal

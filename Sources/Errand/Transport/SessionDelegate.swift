@@ -398,6 +398,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
       completionHandler(request)
       return
     }
+    call?.receivedCookies(
+      HTTPResponse(response, body: Data()).headers, from: response.url ?? target)
     let proposed = HTTPHeaders(
       (request.allHTTPHeaderFields ?? [:]).map { HTTPHeaders.Field(name: $0.key, value: $0.value) })
     let decision = RedirectPolicy.decide(
@@ -420,6 +422,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
       next.url = url
       for field in proposed.fields where !headers.contains(field.name) {
         next.setValue(nil, forHTTPHeaderField: field.name)
+      }
+      if let call, call.cookieJar != nil {
+        next.httpShouldHandleCookies = false
+        next.setValue(
+          call.cookieField(forRedirectTo: url, proposed: headers), forHTTPHeaderField: "Cookie")
       }
       completionHandler(next)
     case .refuse(let error):

@@ -395,6 +395,10 @@ public final class URLSessionTransport: Transport {
         return response
       } catch let resend as SameOriginResend {
         request.url = resend.location
+        if exchange.cookieJar != nil {
+          request.headers["Cookie"] = exchange.cookieField(
+            forRedirectTo: resend.location, proposed: request.headers)
+        }
         hops += resend.hops
       }
     }
@@ -416,6 +420,9 @@ public final class URLSessionTransport: Transport {
     if let refused = delegate?.trust?.refusal(for: request.url) { throw refused }
     var urlRequest = request.urlRequest
     delegate?.connection.prepare(&urlRequest)
+    // The client's cookie jar sets `Cookie` and stores `Set-Cookie`: URLSession's own storage,
+    // if the configuration has one, neither adds cookies nor keeps them.
+    if exchange.cookieJar != nil { urlRequest.httpShouldHandleCookies = false }
     if let timeout = request.timeout {
       urlRequest.timeoutInterval = Double(
         RequestDeadline.backstopSeconds(

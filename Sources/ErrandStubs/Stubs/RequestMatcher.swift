@@ -29,7 +29,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     self.init(description, hint: (nil, nil), matches: predicate)
   }
 
-  private init(
+  init(
     _ description: String, hint: (method: HTTPMethod?, path: String?),
     sentInstead: (@Sendable (HTTPRequest) -> String)? = nil,
     matches predicate: @escaping @Sendable (HTTPRequest) -> Bool

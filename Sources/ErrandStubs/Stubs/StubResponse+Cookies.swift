@@ -3,7 +3,7 @@ import Foundation
 
 extension StubResponse {
   /// This answer with `Set-Cookie` fields, one per cookie, after the headers it has: a client
-  /// with a ``Errand/CookieJar`` stores them as it would a server's.
+  /// with a `CookieJar` stores them as it would a server's.
   ///
   /// ```swift
   /// await stub.on(.post, "/v1/login", .status(204).settingCookies("session=abc; Path=/; Secure"))

@@ -284,6 +284,46 @@ extension Endpoint where Value: Decodable {
   }
 }
 
+extension Endpoint where Value == String {
+  /// An endpoint for an absolute URL whose answer is read as UTF-8 text, as
+  /// ``init(method:path:query:headers:body:requiresAuthentication:timeout:)`` reads it; see
+  /// ``init(method:url:query:headers:body:requiresAuthentication:timeout:decoding:)``.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - url: The absolute URL.
+  ///   - query: More query items, as plain text.
+  ///   - headers: Headers that win over the client's defaults.
+  ///   - requiresAuthentication: Whether the request must carry credentials.
+  public init(
+    method: HTTPMethod = .get, url: URL, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+    requiresAuthentication: Bool = false
+  ) {
+    self.init(
+      method: method, url: url, query: query, headers: headers,
+      requiresAuthentication: requiresAuthentication, decoding: .string)
+  }
+}
+
+extension Endpoint where Value == Data {
+  /// An endpoint for an absolute URL whose value is the raw answer, as
+  /// ``init(method:path:query:headers:body:requiresAuthentication:timeout:)`` gives it; see
+  /// ``init(method:url:query:headers:body:requiresAuthentication:timeout:decoding:)``.
+  /// - Parameters:
+  ///   - method: The request method.
+  ///   - url: The absolute URL.
+  ///   - query: More query items, as plain text.
+  ///   - headers: Headers that win over the client's defaults.
+  ///   - requiresAuthentication: Whether the request must carry credentials.
+  public init(
+    method: HTTPMethod = .get, url: URL, query: [URLQueryItem] = [], headers: HTTPHeaders = [:],
+    requiresAuthentication: Bool = false
+  ) {
+    self.init(
+      method: method, url: url, query: query, headers: headers,
+      requiresAuthentication: requiresAuthentication, decoding: .data)
+  }
+}
+
 extension Endpoint: CustomStringConvertible {
   /// The method and path as written, for example `GET dogs/42` (or the absolute URL, secrets
   /// hidden); error messages use it.

@@ -21,6 +21,16 @@ import Testing
     return APIClient(baseURL: base, transport: stub, configuration: configuration)
   }
 
+  @Test func anAbsoluteURLReadsTextAndRawBodiesAsAPathDoes() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/readme", .status(200, body: Data("plain text".utf8)))
+    let url = try #require(URL(string: "https://api.example.com/v1/readme"))
+    let client = Self.client(stub)
+    #expect(try await client.send(Endpoint<String>(url: url)) == "plain text")
+    #expect(try await client.send(Endpoint<Data>(url: url)) == Data("plain text".utf8))
+    #expect(try await client.send(Endpoint<String>(path: "readme")) == "plain text")
+  }
+
   @Test func anAbsoluteURLAtTheClientsOriginGetsItsCredentials() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))

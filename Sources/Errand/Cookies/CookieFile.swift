@@ -113,14 +113,10 @@ final class CookieFile: Sendable {
   private static func decode(_ data: Data) -> (
     records: [CookieFileRecord], problem: CookieFileError.Reason?
   ) {
-    let decoder = JSONDecoder()
-    guard let header = try? decoder.decode(CookieFileContents.Header.self, from: data),
-      header.format == CookieFileContents.format
+    guard let contents = try? JSONDecoder().decode(CookieFileContents.self, from: data),
+      contents.format == CookieFileContents.format
     else { return ([], .notACookieFile) }
-    guard header.version == CookieFileContents.version else { return ([], .otherVersion) }
-    guard let contents = try? decoder.decode(CookieFileContents.self, from: data) else {
-      return ([], .notACookieFile)
-    }
+    guard contents.version == CookieFileContents.version else { return ([], .otherVersion) }
     return (contents.cookies, nil)
   }
 
@@ -191,9 +187,7 @@ final class CookieFile: Sendable {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     while true {
-      let contents = CookieFileContents(
-        format: CookieFileContents.format, version: CookieFileContents.version,
-        cookies: kept.compactMap(CookieFileRecord.init))
+      let contents = CookieFileContents(cookies: kept.compactMap(CookieFileRecord.init))
       let data = try? encoder.encode(contents)
       if let data, data.count <= CookieJar.largestFile || kept.isEmpty {
         return data

@@ -14,10 +14,19 @@ struct CookieFileContents: Codable {
   var version: Int
   var cookies: [CookieFileRecord]
 
-  /// Only the marker and version, read first: another version's records are not decoded.
-  struct Header: Decodable {
-    var format: String
-    var version: Int
+  init(cookies: [CookieFileRecord]) {
+    format = Self.format
+    version = Self.version
+    self.cookies = cookies
+  }
+
+  /// The marker and version, then the records only when they are this version's.
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    format = try container.decode(String.self, forKey: .format)
+    version = try container.decode(Int.self, forKey: .version)
+    let isCurrent = format == Self.format && version == Self.version
+    cookies = isCurrent ? try container.decode([CookieFileRecord].self, forKey: .cookies) : []
   }
 }
 

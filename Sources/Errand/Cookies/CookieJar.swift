@@ -24,6 +24,10 @@ import Foundation
 ///   (400 days); an expired cookie is removed, on the jar's `now`.
 ///
 /// Values never appear in a printed form of the jar, its ``Cookie``s or a ``RejectedCookie``.
+///
+/// A jar lives in memory; one made with
+/// ``init(persistingTo:fileProtection:publicSuffixes:limits:now:)`` also keeps its lasting
+/// cookies in a file across launches.
 public final class CookieJar: Sendable, CustomStringConvertible, CustomReflectable {
   /// How much a jar keeps.
   public struct Limits: Sendable, Hashable {

@@ -24,6 +24,10 @@ import Foundation
 ///   (400 days); an expired cookie is removed, on the jar's `now`.
 ///
 /// Values never appear in a printed form of the jar, its ``Cookie``s or a ``RejectedCookie``.
+///
+/// A jar lives in memory; one made with
+/// ``init(persistingTo:fileProtection:publicSuffixes:limits:now:)`` also keeps its lasting
+/// cookies in a file across launches.
 public final class CookieJar: Sendable, CustomStringConvertible, CustomReflectable {
   /// How much a jar keeps.
   public struct Limits: Sendable, Hashable {
@@ -54,7 +58,9 @@ public final class CookieJar: Sendable, CustomStringConvertible, CustomReflectab
   public let limits: Limits
   /// The current date, by which cookies are created and expire.
   let now: @Sendable () -> Date
-  private let state = Locked(CookieStore())
+  let state = Locked(CookieStore())
+  /// The file the jar keeps its lasting cookies in, if any.
+  let file: CookieFile?
 
   /// An empty jar.
   /// - Parameters:
@@ -70,6 +76,18 @@ public final class CookieJar: Sendable, CustomStringConvertible, CustomReflectab
     self.publicSuffixes = publicSuffixes
     self.limits = limits
     self.now = now
+    file = nil
+  }
+
+  /// A jar that saves to `file` after each change, when there is one.
+  init(
+    publicSuffixes: PublicSuffixList, limits: Limits, now: @escaping @Sendable () -> Date,
+    file: CookieFile?
+  ) {
+    self.publicSuffixes = publicSuffixes
+    self.limits = limits
+    self.now = now
+    self.file = file
   }
 
   /// Store what a response's `Set-Cookie` fields set.
@@ -83,13 +101,17 @@ public final class CookieJar: Sendable, CustomStringConvertible, CustomReflectab
   public func store(_ setCookieFields: [String], from url: URL) -> [RejectedCookie] {
     let now = self.now()
     let host = CookieStore.canonicalHost(of: url) ?? url.host ?? ""
-    return state.withLock { store in
+    let rejected = state.withLock { store in
       setCookieFields.compactMap { field in
         store.receive(
           field, from: url, now: now, limits: limits, publicSuffixes: publicSuffixes
         ).map { RejectedCookie(name: Self.name(in: field), host: host, reason: $0) }
       }
     }
+    if rejected.count < setCookieFields.count {
+      file?.save(state, now: now)
+    }
+    return rejected
   }
 
   /// The cookies that go with a request to `url`, in the order they are sent: longest path
@@ -118,6 +140,7 @@ public final class CookieJar: Sendable, CustomStringConvertible, CustomReflectab
   /// Remove every cookie: at sign-out, say.
   public func removeAll() {
     state.withLock { $0 = CookieStore() }
+    file?.save(state, now: now())
   }
 
   /// Remove the cookies `shouldRemove` picks. It is called outside the jar's lock, so it may use
@@ -126,17 +149,25 @@ public final class CookieJar: Sendable, CustomStringConvertible, CustomReflectab
   public func remove(where shouldRemove: (Cookie) -> Bool) {
     let chosen = Set(state.withLock { $0.keyedCookies }.filter { shouldRemove($0.1) }.map(\.0))
     state.withLock { $0.remove(chosen) }
+    file?.save(state, now: now())
   }
 
-  /// How many cookies the jar holds, never their values: `cookie jar (3 cookies)`.
+  /// How many cookies the jar holds, never their values, and the name of its file, never its
+  /// folder: `cookie jar (3 cookies)`, `cookie jar (3 cookies, kept in cookies.json)`.
   public var description: String {
     let count = state.withLock { $0.entries.count }
-    return "cookie jar (\(count) cookie\(count == 1 ? "" : "s"))"
+    let kept = file.map { ", kept in \($0.name)" } ?? ""
+    return "cookie jar (\(count) cookie\(count == 1 ? "" : "s")\(kept))"
   }
 
-  /// The jar for `dump`, debuggers and test failures: its cookies (values hidden) and limits.
+  /// The jar for `dump`, debuggers and test failures: its cookies (values hidden), limits and
+  /// the name of its file.
   public var customMirror: Mirror {
-    Mirror(self, children: ["cookies": allCookies, "limits": limits], displayStyle: .class)
+    var children: KeyValuePairs<String, Any> = ["cookies": allCookies, "limits": limits]
+    if let file {
+      children = ["cookies": allCookies, "limits": limits, "file": file.name]
+    }
+    return Mirror(self, children: children, displayStyle: .class)
   }
 
   /// The name a field sets, for a rejection: what precedes `=` in what precedes `;`, trimmed;

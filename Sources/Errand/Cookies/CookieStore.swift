@@ -162,6 +162,29 @@ struct CookieStore: Sendable {
     for key in keys { entries[key] = nil }
   }
 
+  /// Put back cookies a jar's file held, each with when it was last sent, in the order they were
+  /// first stored (one with the key of an earlier one replaces it), then keep within `limits`
+  /// by the order ``receive`` evicts in: for each domain, then over the whole store.
+  mutating func restore(_ cookies: [(cookie: Cookie, lastAccess: Date)], limits: CookieJar.Limits) {
+    for (cookie, lastAccess) in cookies {
+      let key = Key(
+        name: cookie.name, domain: cookie.domain, isHostOnly: cookie.isHostOnly, path: cookie.path)
+      entries[key] = Entry(
+        cookie: cookie, lastAccess: lastAccess, order: entries[key]?.order ?? nextOrder)
+      nextOrder += 1
+    }
+    for (_, inDomain) in Dictionary(grouping: entries, by: \.value.cookie.domain)
+    where inDomain.count > limits.cookiesPerDomain {
+      let evicted = Self.evictionOrder(Dictionary(uniqueKeysWithValues: inDomain.map { $0 }))
+      for key in evicted.prefix(inDomain.count - limits.cookiesPerDomain) { entries[key] = nil }
+    }
+    if entries.count > limits.cookies {
+      for key in Self.evictionOrder(entries).prefix(entries.count - limits.cookies) {
+        entries[key] = nil
+      }
+    }
+  }
+
   /// Every cookie with its key, for choosing outside the lock what to remove.
   var keyedCookies: [(Key, Cookie)] { entries.map { ($0.key, $0.value.cookie) } }
 

@@ -15,6 +15,9 @@ enum CookieJarFiles {
       .appendingPathComponent("errand-cookie-jar-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
+    // Private whatever the process's umask, which a disk cache test may have set to 0 meanwhile
+    // (a folder every user can write to is refused, rightly).
+    try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
     try body(folder)
   }
 

@@ -176,7 +176,14 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
       method: .post, url: tokenEndpoint, headers: headers, body: FormEncoding.body(fields),
       timeout: timeout, maximumResponseSize: Self.maximumResponseSize)
     tokenRequestCount += 1
-    let secrets = [previous?.refreshToken, previous?.accessToken, client.secret].compactMap { $0 }
+    // What the server's text must not repeat: the tokens and the secret, as written, as the form
+    // carries them, and as the Basic credentials carry them.
+    var secrets = [previous?.refreshToken, previous?.accessToken, client.secret].compactMap { $0 }
+    secrets += secrets.map(FormEncoding.encode)
+    if let authorization = client.authorization {
+      secrets.append(String(authorization.dropFirst("Basic ".count)))
+    }
+    secrets.sort { $0.count > $1.count }
     let response: HTTPResponse
     do {
       response = try await transport.send(request)

@@ -53,7 +53,7 @@ import Testing
     #"{"access_token":"a","token_type":"refresh-0"}"#,
   ])
   func errorsEchoingSecretsShowNone(answer: String) async throws {
-    let fixture = Fixture { _, _ in
+    let fixture = Fixture(stored: StoredTokens(refreshToken: "refresh-0")) { _, _ in
       Fixture.json(answer, status: answer.contains("error") ? 400 : 200)
     }
     let provider = try fixture.provider()
@@ -73,12 +73,11 @@ import Testing
   /// its answer from the other origin is not taken for tokens.
   @Test(arguments: [307, 308, 302, 303])
   func aRedirectToAnotherOriginCarriesNothingAndIsNotBelieved(status: Int) async throws {
-    let stub = StubTransport(followsRedirects: true) { request in
-      guard request.url.host == "evil.example" else {
-        return .status(status, headers: ["Location": "https://evil.example/token"])
-      }
-      return Fixture.granted(9)
-    }
+    let stub = StubTransport(followsRedirects: true)
+    await stub.on(
+      .post, "/oauth/token", .status(status, headers: ["Location": "https://evil.example/token"]))
+    await stub.on(.post, "/token", Fixture.granted(9).allowingUnused())
+    await stub.on(.get, "/token", Fixture.granted(9).allowingUnused())
     let provider = try OAuth2TokenProvider(
       tokenEndpoint: Fixture.tokenURL, grant: .refreshToken(),
       client: .basic(clientID: "dogpatch", secret: Fixture.secret),

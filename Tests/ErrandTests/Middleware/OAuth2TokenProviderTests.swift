@@ -120,6 +120,7 @@ import Testing
     let fixture = Fixture()
     let provider = try fixture.provider()
     let client = fixture.client(provider)
+    _ = try await client.send(Fixture.secured)
     await fixture.clock.advance(by: .seconds(3550))
     let names = try await withThrowingTaskGroup(of: String.self) { group in
       for _ in 0..<100 {

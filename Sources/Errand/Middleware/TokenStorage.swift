@@ -114,15 +114,44 @@ public struct StoredTokens: Sendable, Hashable, Codable, CustomStringConvertible
     Mirror(
       self,
       children: [
-        "accessToken": accessToken.map { _ in "***" } as Any, "expiresAt": expiresAt as Any,
+        "accessToken": accessToken.map { _ in "***" } as Any,
+        "expiresAt": expiresAt.map(Self.formatted) as Any,
         "refreshToken": refreshToken.map { _ in "***" } as Any, "scope": scope as Any,
       ], displayStyle: .struct)
   }
 
-  private static func formatted(_ date: Date) -> String {
+  /// `date` in UTC as `2025-01-01T00:00:00Z`, computed from its seconds since 1970, so that no
+  /// formatter is made (making them at once on many threads traps on Linux) and no expiry, however
+  /// absurd, can trap.
+  static func formatted(_ date: Date) -> String {
     let seconds = date.timeIntervalSince1970
     guard seconds.isFinite, abs(seconds) < 1e11 else { return "at \(seconds) s since 1970" }
-    return ISO8601DateFormatter().string(from: date)
+    let whole = Int64(seconds.rounded(.down))
+    let (days, second) = (whole.floorDivided(by: 86_400), whole.floorModulo(86_400))
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468
+    let era = z.floorDivided(by: 146_097)
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(year)-\(two(month))-\(two(day))T\(two(second / 3600)):\(two(second % 3600 / 60)):"
+      + "\(two(second % 60))Z"
+  }
+}
+
+extension Int64 {
+  fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+    let quotient = self / divisor
+    return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+  }
+
+  fileprivate func floorModulo(_ divisor: Int64) -> Int64 {
+    self - floorDivided(by: divisor) * divisor
   }
 }
 

@@ -279,4 +279,74 @@ import Testing
     #expect(await provider.tokenRequestCount <= 5)
     #expect(await fixture.api.requests.isEmpty)
   }
+
+  /// Values that would add fields to the form (`&`, `=`, `+`, a line break) are encoded: the
+  /// server reads back exactly the refresh token, scope and client ID given.
+  @Test func formValuesCannotAddFields() async throws {
+    let refresh = "r&grant_type=password&client_secret=x+y=z%41\r\n"
+    let fixture = Fixture(stored: StoredTokens(refreshToken: refresh))
+    let provider = try fixture.provider(
+      grant: .refreshToken(scope: "a&scope=admin b"), client: .none(clientID: "id&client_id=evil"))
+    _ = try await provider.refreshAccessToken()
+    let request = try #require(await fixture.tokenEndpoint.requests.first)
+    #expect(
+      Fixture.form(request) == [
+        "grant_type": "refresh_token", "refresh_token": refresh, "scope": "a&scope=admin b",
+        "client_id": "id&client_id=evil",
+      ])
+  }
+
+  /// A storage that cannot save the rotated refresh token: the new access token is not handed
+  /// over, so it is never used while the refresh token that goes with it is only in memory.
+  @Test func aTokenWhoseRotationCannotBeSavedIsNotUsed() async throws {
+    let fixture = Fixture(stored: StoredTokens(refreshToken: "refresh-0"))
+    let provider = try OAuth2TokenProvider(
+      tokenEndpoint: Fixture.tokenURL, grant: .refreshToken(), client: .none(clientID: "dogpatch"),
+      storage: FailingStorage(), transport: fixture.tokenEndpoint)
+    let auth = BearerAuthenticationMiddleware(provider: provider, clock: fixture.clock)
+    let client = APIClient(
+      baseURL: Fixture.apiURL, transport: fixture.api,
+      configuration: .init(middleware: [auth], clock: fixture.clock))
+    let failure = await Fixture.failure(of: client)
+    #expect((failure as? TokenStorageError)?.reason == "the disk is full")
+    #expect(await fixture.api.requests.isEmpty)
+  }
+
+  /// A storage that has a refresh token but can save nothing.
+  struct FailingStorage: TokenStorage {
+    func load() async throws -> StoredTokens? { StoredTokens(refreshToken: "refresh-0") }
+    func save(_ tokens: StoredTokens) async throws {
+      throw TokenStorageError(reason: "the disk is full")
+    }
+    func remove() async throws {}
+  }
+
+  /// A stored expiry that makes no sense (not a number, far past or future) neither traps nor
+  /// shows a token.
+  @Test(arguments: [Double.nan, .infinity, -.infinity, 1e300, -1e300, 0])
+  func anAbsurdStoredExpiryDoesNotTrap(seconds: Double) async throws {
+    let tokens = StoredTokens(
+      accessToken: "access-0", expiresAt: Date(timeIntervalSince1970: seconds),
+      refreshToken: "refresh-0")
+    Self.expectNoLeak(in: tokens)
+    let fixture = Fixture(stored: tokens)
+    let token = try await fixture.provider().currentAccessToken()
+    #expect(token?.value == "access-0")
+    let data = try? JSONEncoder().encode(tokens)
+    if let data {
+      #expect(try JSONDecoder().decode(StoredTokens.self, from: data).refreshToken == "refresh-0")
+    }
+  }
+
+  /// The access token the provider got never goes to another origin, even to an endpoint that
+  /// says it needs authentication.
+  @Test func theAccessTokenStaysAtTheAPIsOrigin() async throws {
+    let fixture = Fixture()
+    let client = fixture.client(try fixture.provider())
+    let elsewhere = try #require(URL(string: "https://evil.example/collect"))
+    _ = try await client.send(
+      Endpoint<Data>(url: elsewhere, requiresAuthentication: true, decoding: .data))
+    let sent = try #require(await fixture.api.requests.first)
+    #expect(sent.url.host == "evil.example" && sent.headers["Authorization"] == nil)
+  }
 }

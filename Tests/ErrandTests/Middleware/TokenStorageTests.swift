@@ -86,4 +86,15 @@ import Testing
       Self.tokens.description
         == "stored tokens (access token expiring 2023-11-14T23:13:20Z, refresh token)")
   }
+
+  /// The expiry is printed in UTC, computed without a formatter.
+  @Test(arguments: [
+    (-1.0, "1969-12-31T23:59:59Z"), (0, "1970-01-01T00:00:00Z"),
+    (951_782_400, "2000-02-29T00:00:00Z"), (4_102_444_799.9, "2099-12-31T23:59:59Z"),
+    (-62_135_596_800, "1-01-01T00:00:00Z"), (.nan, "at nan s since 1970"),
+  ])
+  func theExpiryIsPrintedInUTC(seconds: Double, text: String) {
+    let tokens = StoredTokens(accessToken: "x", expiresAt: Date(timeIntervalSince1970: seconds))
+    #expect(tokens.description == "stored tokens (access token expiring \(text))")
+  }
 }

@@ -116,7 +116,7 @@ public struct OAuth2TokenEndpointError: Error, Hashable, CustomStringConvertible
     self.status = status
   }
 
-  /// `The token endpoint's answer cannot be used: the token_type is "mac", not Bearer (HTTP 200)`.
+  /// `OAuth 2 token endpoint: the token_type is "mac", not Bearer (HTTP 200)`.
   public var description: String {
     let text = "OAuth 2 token endpoint: \(detail)"
     return status.map { "\(text) (HTTP \($0))" } ?? text

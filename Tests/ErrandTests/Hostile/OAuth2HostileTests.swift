@@ -349,4 +349,34 @@ import Testing
     let sent = try #require(await fixture.api.requests.first)
     #expect(sent.url.host == "evil.example" && sent.headers["Authorization"] == nil)
   }
+
+  /// The events and log lines of a call whose token the provider refreshed, and of one whose
+  /// refresh failed with a server echoing the refresh token: no token, no secret.
+  @Test func eventsAndLogsShowNoTokenOrSecret() async throws {
+    let fixture = Fixture(stored: Fixture.fresh(lifetime: -1)) { _, n in
+      n == 1
+        ? Fixture.granted(n, lifetime: 1)
+        : Fixture.json(#"{"error":"invalid_grant","error_description":"refresh-1"}"#, status: 400)
+    }
+    let provider = try fixture.provider()
+    let listener = RecordingListener()
+    let logged = Locked<[String]>([])
+    let auth = BearerAuthenticationMiddleware(provider: provider, clock: fixture.clock)
+    let client = APIClient(
+      baseURL: Fixture.apiURL, transport: fixture.api,
+      configuration: .init(
+        middleware: [
+          LoggingMiddleware { event in logged.withLock { $0.append(event.message) } }, auth,
+        ],
+        clock: fixture.clock, eventListeners: [listener]))
+    _ = try await client.send(Fixture.secured)
+    var events = await listener.eventsOfOneCall()
+    await fixture.clock.advance(by: .seconds(2))
+    _ = try? await client.send(Fixture.secured)
+    events += await listener.eventsOfOneCall()
+    #expect(events.contains { $0.kind.name == "tokenRefreshFinished" })
+    for form in printedForms(of: events) + logged.withLock({ $0 }) {
+      #expect(!Self.leaks(form), "\(form)")
+    }
+  }
 }

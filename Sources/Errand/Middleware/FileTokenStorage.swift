@@ -16,7 +16,7 @@ import Foundation
 /// documentation); a file suits command-line tools and servers.
 ///
 /// ```swift
-/// let storage = FileTokenStorage(url: support.appendingPathComponent("tokens.json"))
+/// let storage = FileTokenStorage(url: appSupport.appendingPathComponent("tokens.json"))
 /// ```
 ///
 /// No printed form shows the file's contents; errors name the file and what went wrong.

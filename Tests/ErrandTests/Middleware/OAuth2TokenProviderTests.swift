@@ -213,4 +213,31 @@ import Testing
     #expect(try await provider.currentAccessToken() == nil)
     #expect(try await fixture.storage.load() == nil)
   }
+
+  /// A `401` from the API spends the refresh token once, though the stored token had not expired,
+  /// and the call is retried with the new token.
+  @Test func a401SpendsTheRefreshTokenOnce() async throws {
+    let fixture = Fixture()
+    let provider = try fixture.provider()
+    let api = StubTransport { request in
+      request.headers["Authorization"] == "Bearer access-0"
+        ? .status(401) : .json(Dog(name: request.headers["Authorization"] ?? "none"))
+    }
+    let auth = BearerAuthenticationMiddleware(provider: provider, clock: fixture.clock)
+    let client = APIClient(
+      baseURL: Fixture.apiURL, transport: api,
+      configuration: .init(middleware: [auth], clock: fixture.clock))
+    #expect(try await client.send(Fixture.secured).name == "Bearer access-1")
+    #expect(await provider.tokenRequestCount == 1)
+    #expect(try await fixture.storage.load()?.refreshToken == "refresh-1")
+  }
+
+  /// The provider prints its grant, endpoint and client, which is all it shows.
+  @Test func theProvidersDescription() throws {
+    let provider = try Fixture().provider(grant: .clientCredentials(scope: "read"))
+    #expect(
+      provider.description
+        == "OAuth 2 client_credentials grant (scope \"read\") at "
+        + "https://auth.example.com/oauth/token (client_secret_basic as dogpatch)")
+  }
 }

@@ -140,7 +140,7 @@ import Testing
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("cookies")
       let far = Files.start.timeIntervalSince1970 + 1e9
-      try Files.contents([Files.record(expires: far)]).write(to: file)
+      try Files.contents([Files.record(expires: far)]).writePrivately(to: file)
       let jar = try Files.jar(file, limits: .init(lifetime: .seconds(100)))
       #expect(jar.allCookies.map(\.expires) == [Files.start + 100])
     }
@@ -202,7 +202,7 @@ import Testing
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("cookies")
       let good = Files.record(name: "good", domain: "bank.co.uk", secure: true)
-      try Files.contents([forged.record(), good]).write(to: file)
+      try Files.contents([forged.record(), good]).writePrivately(to: file)
       let jar = try Files.jar(file)
       #expect(jar.discardedFile == nil)
       #expect(jar.allCookies.map(\.name) == ["good"])
@@ -256,7 +256,7 @@ import Testing
   func aFileThatCannotBeTrustedStartsAnEmptyJar(_ hostile: Hostile) throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("cookies")
-      try hostile.contents().write(to: file)
+      try hostile.contents().writePrivately(to: file)
       let jar = try Files.jar(file)
       #expect(jar.discardedFile == CookieFileError(fileName: "cookies", reason: hostile.reason))
       #expect(jar.allCookies.isEmpty)
@@ -282,7 +282,7 @@ import Testing
       let valid = try Files.contents([Files.record()])
       switch occupant {
       case .linkToAFile:
-        try valid.write(to: target)
+        try valid.writePrivately(to: target)
         try manager.createSymbolicLink(at: file, withDestinationURL: target)
       case .linkToNowhere:
         try manager.createSymbolicLink(at: file, withDestinationURL: target)
@@ -333,7 +333,7 @@ import Testing
       let inner = folder.appendingPathComponent("inner")
       let jar = try Files.jar(inner.appendingPathComponent("cookies"))
       try FileManager.default.removeItem(at: inner)
-      try Data("in the way".utf8).write(to: inner)  // the folder cannot be made again
+      try Data("in the way".utf8).writePrivately(to: inner)  // the folder cannot be made again
       jar.store(["a=1; Max-Age=60"], from: Files.login)
       #expect(jar.saveError == CookieFileError(fileName: "cookies", reason: .writeFailed))
       #expect(jar.allCookies.map(\.name) == ["a"])

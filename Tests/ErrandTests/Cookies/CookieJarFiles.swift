@@ -15,9 +15,9 @@ enum CookieJarFiles {
       .appendingPathComponent("errand-cookie-jar-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    // Private whatever the process's umask, which a disk cache test may have set to 0 meanwhile
+    // 0755 whatever the process's umask, which a disk cache test may have set to 0 meanwhile
     // (a folder every user can write to is refused, rightly).
-    try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
     try body(folder)
   }
 
@@ -66,5 +66,14 @@ enum CookieJarFiles {
   /// The names in `folder`.
   static func names(in folder: URL) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+  }
+}
+
+extension Data {
+  /// Write to `url` as `0600`, whatever the process's umask (a disk cache test sets it to 0 for
+  /// a moment, and a file others may write is rightly not trusted).
+  func writePrivately(to url: URL) throws {
+    try write(to: url)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
   }
 }

@@ -19,11 +19,11 @@ import Testing
   @Test func noPrintedFormShowsAValueOrTheFolder() throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
-      try Data("garbage s3cr3t".utf8).write(to: file)
+      try Data("garbage s3cr3t".utf8).writePrivately(to: file)
       let jar = try Files.jar(file)
       jar.store(["session=s3cr3t; Max-Age=60", "s3cr3t"], from: Files.login)
       try FileManager.default.removeItem(at: folder)
-      try Data().write(to: folder)  // the next save fails
+      try Data().writePrivately(to: folder)  // the next save fails
       jar.store(["other=s3cr3t; Max-Age=60"], from: Files.login)
       defer { try? FileManager.default.removeItem(at: folder) }
       var printed = [
@@ -48,7 +48,7 @@ import Testing
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
       let victim = folder.appendingPathComponent("victim")
-      try Data("precious".utf8).write(to: victim)
+      try Data("precious".utf8).writePrivately(to: victim)
       let jar = try Files.jar(file)
       try FileManager.default.createSymbolicLink(at: file, withDestinationURL: victim)
       jar.store(["a=1; Max-Age=60"], from: Files.login)
@@ -64,7 +64,7 @@ import Testing
       let file = folder.appendingPathComponent("jar")
       let jar = try Files.jar(file)
       try FileManager.default.createDirectory(at: file, withIntermediateDirectories: false)
-      try Data("kept".utf8).write(to: file.appendingPathComponent("inside"))
+      try Data("kept".utf8).writePrivately(to: file.appendingPathComponent("inside"))
       jar.store(["a=1; Max-Age=60"], from: Files.login)
       #expect(jar.saveError?.reason == .writeFailed)
       #expect(try Data(contentsOf: file.appendingPathComponent("inside")) == Data("kept".utf8))
@@ -77,7 +77,7 @@ import Testing
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
       let planted = try Files.contents([Files.record(name: "planted")])
-      try planted.write(to: file)
+      try planted.writePrivately(to: file)
       chmod(file.path, 0o600)
       #expect(chown(file.path, 65534, 65534) == 0)
       let error = #expect(throws: CookieFileError.self) { try Files.jar(file) }
@@ -105,7 +105,7 @@ import Testing
   @Test func aFileOthersMayWriteIsNotTrustedAndIsReplaced() throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
-      try Files.contents([Files.record(name: "planted")]).write(to: file)
+      try Files.contents([Files.record(name: "planted")]).writePrivately(to: file)
       chmod(file.path, 0o666)
       let jar = try Files.jar(file)
       #expect(jar.discardedFile?.reason == .writableByOthers && jar.allCookies.isEmpty)
@@ -118,7 +118,7 @@ import Testing
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
       let contents = try Files.contents([Files.record()])
-      try contents.write(to: file)
+      try contents.writePrivately(to: file)
       chmod(file.path, 0)
       let error = try DiskCacheUnreadableTests.withoutPermissionToRead {
         #expect(throws: CookieFileError.self) { try Files.jar(file) }
@@ -148,7 +148,7 @@ import Testing
   func oddInputNeverCrashes(_ index: Int) throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
-      try Data(Self.oddInput[index].utf8).write(to: file)
+      try Data(Self.oddInput[index].utf8).writePrivately(to: file)
       let jar = try Files.jar(file)
       for cookie in jar.allCookies {
         #expect(cookie.expires.map { $0 <= Files.start + 34_560_000 } ?? false)
@@ -175,7 +175,7 @@ import Testing
         (#"{"format":"errand-cookie-jar","version":1,"cookies":["#
           + records.joined(separator: ",") + "]}").utf8)
       #expect(data.count <= CookieJar.largestFile)
-      try data.write(to: file)
+      try data.writePrivately(to: file)
       let started = ContinuousClock.now
       let jar = try Files.jar(file)
       #expect(jar.allCookies.count == 3000)
@@ -186,7 +186,7 @@ import Testing
   @Test func aFileOfOneCookieRepeatedLoadsOne() throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
-      try Files.contents(Array(repeating: Files.record(), count: 10_000)).write(to: file)
+      try Files.contents(Array(repeating: Files.record(), count: 10_000)).writePrivately(to: file)
       #expect(try Files.jar(file).allCookies.count == 1)
     }
   }
@@ -195,7 +195,7 @@ import Testing
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
       let huge = Files.record(name: "huge", value: String(repeating: "v", count: 5_000_000))
-      try Files.contents([huge, Files.record(name: "small")]).write(to: file)
+      try Files.contents([huge, Files.record(name: "small")]).writePrivately(to: file)
       #expect(try Files.jar(file).allCookies.map(\.name) == ["small"])
     }
   }
@@ -203,7 +203,9 @@ import Testing
   @Test func aSparseFileOfATerabyteIsNotRead() throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
-      #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+      #expect(
+        FileManager.default.createFile(
+          atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]))
       #expect(truncate(file.path, 1 << 40) == 0)
       let started = ContinuousClock.now
       let jar = try Files.jar(file)

@@ -285,8 +285,8 @@ extension Endpoint where Value: Decodable {
 }
 
 extension Endpoint where Value == String {
-  /// An endpoint for an absolute URL whose answer is read as UTF-8 text, as
-  /// ``init(method:path:query:headers:body:requiresAuthentication:timeout:)`` reads it; see
+  /// An endpoint for an absolute URL whose answer is read as UTF-8 text, as the `path:` form
+  /// reads it; see
   /// ``init(method:url:query:headers:body:requiresAuthentication:timeout:decoding:)``.
   /// - Parameters:
   ///   - method: The request method.
@@ -305,8 +305,8 @@ extension Endpoint where Value == String {
 }
 
 extension Endpoint where Value == Data {
-  /// An endpoint for an absolute URL whose value is the raw answer, as
-  /// ``init(method:path:query:headers:body:requiresAuthentication:timeout:)`` gives it; see
+  /// An endpoint for an absolute URL whose value is the raw answer, as the `path:` form gives
+  /// it; see
   /// ``init(method:url:query:headers:body:requiresAuthentication:timeout:decoding:)``.
   /// - Parameters:
   ///   - method: The request method.

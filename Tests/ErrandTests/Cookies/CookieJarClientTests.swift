@@ -208,3 +208,25 @@ import Testing
     #expect(HTTPResponse(response, body: Data()).headers.values(for: "Set-Cookie") == fields)
   }
 }
+
+/// A jar on the client's clock: its cookies expire as the client's timers fire.
+@Suite(.timeLimit(.minutes(1))) struct CookieJarClockTests {
+  @Test(arguments: [(59, true), (61, false)])
+  func aCookieExpiresWhenTheClientsClockSaysSo(after seconds: Int, stillSent: Bool) async throws {
+    let clock = TestClock()
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/login", .status(200).settingCookies("session=abc; Max-Age=60"))
+    await stub.on(.get, "/v1/me", .status(200))
+    var configuration = APIClient.Configuration(clock: clock)
+    configuration.cookieJar = CookieJar(clock: clock, epoch: Date(timeIntervalSince1970: 1e9))
+    let client = APIClient(
+      baseURL: CookieJarClientTests.base, transport: stub, configuration: configuration)
+    _ = try await client.response(for: Endpoint<Data>(path: "login"))
+    await clock.advance(by: .seconds(seconds))
+    _ = try await client.response(for: Endpoint<Data>(path: "me"))
+    #expect(await stub.requests.last?.sentCookies == (stillSent ? ["session": "abc"] : [:]))
+    // Created at the epoch, the clock then at zero; gone once its minute has passed.
+    let created = configuration.cookieJar?.allCookies.map(\.created)
+    #expect(created == (stillSent ? [Date(timeIntervalSince1970: 1e9)] : []))
+  }
+}

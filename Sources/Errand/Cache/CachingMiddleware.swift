@@ -36,8 +36,9 @@ import Foundation
 /// other, its stored body arriving as one chunk; what it reads from the network is stored once
 /// read to the end within the memory budget.
 ///
-/// Wherever it is in the list, it runs after every other middleware, just before the transport:
-/// it sees, keys and stores the request exactly as it is sent, with the token
+/// Wherever it is in the list, it runs after every other middleware, just before the transport
+/// (only a ``SigningMiddleware`` runs after it, so that a signature is made for each exchange
+/// and never keyed): it sees, keys and stores the request as it is sent, with the token
 /// ``BearerAuthenticationMiddleware`` or a middleware of your own adds. An answer to a request
 /// with credentials (a header, query parameter or URL user its ``HTTPRequest/redaction`` hides)
 /// is only ever reused for a request with the same credentials (and an answer to a request

@@ -398,8 +398,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
       completionHandler(request)
       return
     }
-    call?.receivedCookies(
-      HTTPResponse(response, body: Data()).headers, from: response.url ?? target)
+    if let call, call.cookieJar != nil, let answered = response.url ?? task.currentRequest?.url {
+      // The redirect's own cookies, stored before its next hop asks the jar for its own.
+      call.receivedCookies(HTTPResponse(response, body: Data()).headers, from: answered)
+    }
     let proposed = HTTPHeaders(
       (request.allHTTPHeaderFields ?? [:]).map { HTTPHeaders.Field(name: $0.key, value: $0.value) })
     let decision = RedirectPolicy.decide(

@@ -165,7 +165,8 @@ extension APIClient {
     /// cookies for its URL: the same on every transport, since URLSession's own cookie handling
     /// is turned off for the client's requests. A `Cookie` field the app sets itself is kept,
     /// and its value wins over a jar cookie of the same name; it follows a redirect only where
-    /// the request's other secrets do.
+    /// the request's other secrets do, and once a hop has left it behind (at another origin) it
+    /// stays behind for the rest of the redirects, back at its own origin too.
     ///
     /// The jar's cookies are added after the middleware chain, before a ``CachingMiddleware``,
     /// so that the cache sees them (an answer that varies on `Cookie` stays with its caller). A

@@ -318,6 +318,43 @@ import Testing
     #expect(!again.response.headers.contains("Set-Cookie"))
   }
 
+  /// A revalidation in the background (stale-while-revalidate) after `jar.removeAll()` stores
+  /// none of what its answer sets: the signed-out session does not come back; and it sends no
+  /// cookie the jar no longer holds.
+  @Test func aBackgroundRevalidationAfterRemoveAllResurrectsNoCookie() async throws {
+    let clock = TestClock()
+    let cache = HTTPCache()
+    let stub = StubTransport(clock: clock) { request in
+      guard request.headers["If-None-Match"] != nil else {
+        return .status(
+          200, body: Data("v1".utf8),
+          headers: ["Cache-Control": "max-age=1, stale-while-revalidate=600", "ETag": "\"v1\""]
+        ).settingCookies("session=\(Self.setSecret); Path=/")
+      }
+      return .status(304, headers: ["Cache-Control": "max-age=600", "ETag": "\"v1\""])
+        .settingCookies("session=revived; Path=/", "other=revived; Path=/")
+    }
+    let jar = CookieJar()
+    var configuration = APIClient.Configuration(
+      timeout: nil, middleware: [CachingMiddleware(cache: cache)], clock: clock)
+    configuration.cookieJar = jar
+    let client = APIClient(baseURL: Self.base, transport: stub, configuration: configuration)
+    let endpoint = Endpoint<Data>(path: "feed", decoding: .data)
+    #expect(try await client.response(for: endpoint).response.cacheStatus == .miss)
+    #expect(jar.allCookies.map(\.name) == ["session"])
+    jar.removeAll()
+    await clock.advance(by: .seconds(2))
+    let stale = try await client.response(for: endpoint)
+    #expect(stale.response.cacheStatus == .stale)
+    #expect(stale.value == Data("v1".utf8))
+    try #require(await cache.waitForRevalidations())
+    let sent = await stub.requests
+    try #require(sent.count == 2, "the revalidation did not reach the server")
+    #expect(sent[1].headers["If-None-Match"] == "\"v1\"")
+    #expect(sent[1].sentCookies == [:])
+    #expect(jar.allCookies.isEmpty)
+  }
+
   /// Two clients on one stub, each with its own jar: neither stores nor sends the other's.
   @Test func twoClientsSharingATransportKeepTheirJarsApart() async throws {
     let stub = StubTransport()
@@ -469,6 +506,30 @@ import Testing
       }
     }
     #expect(await stub.requests.isEmpty)
+  }
+
+  /// A next page at an origin the app did not choose (a call that withholds the client's
+  /// secrets): not signed, without the app's own `Cookie`, with that site's jar cookies only;
+  /// through a cache too.
+  @Test(arguments: [false, true])
+  func aCallThatWithholdsSecretsIsNotSignedAndSendsNoAppCookie(cached: Bool) async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/page2", .status(200))
+    let jar = CookieJar()
+    jar.store(["mine=\(Self.jarSecret)"], from: URL(string: "https://api.example.com/")!)
+    jar.store(["theirs=1"], from: URL(string: "https://pages.example.net/")!)
+    var middleware: [any Middleware] = [SigningMiddleware(HeaderSigner())]
+    if cached { middleware.append(CachingMiddleware(cache: HTTPCache(now: { Date() }))) }
+    let client = Self.client(
+      stub, jar: jar, headers: ["Cookie": "app=\(Self.appSecret)"], middleware: middleware)
+    var next = Endpoint<Data>(path: "")
+    next.url = URL(string: "https://pages.example.net/page2")
+    next.withholdsSecrets = true
+    _ = try await client.response(for: next)
+    let sent = try #require(await stub.requests.first)
+    #expect(sent.url.host == "pages.example.net")
+    #expect(sent.headers["X-Signature"] == nil)
+    #expect(sent.sentCookies == ["theirs": "1"])
   }
 
   // MARK: Exchange.cookieField from a transport of one's own

@@ -122,6 +122,79 @@ import Testing
     }
   }
 
+  /// Adds `X-Signature` over every header (the `Cookie` field included).
+  struct HeaderSigner: RequestSigner {
+    func sign(_ request: HTTPRequest, at date: Date) async throws -> HTTPRequest {
+      var request = request
+      let canonical = request.headers.fields.map { "\($0.name.lowercased()):\($0.value)" }
+        .sorted().joined(separator: ",")
+      let mac = RequestSigning.hmacSHA256(key: Data("SIGNINGKEY5c0".utf8), Data(canonical.utf8))
+      request.headers["X-Signature"] = mac.base64EncodedString()
+      return request
+    }
+  }
+
+  /// A signed call redirected to another site: the signature stays home on every transport
+  /// (URLSession's redirect delegate reads what the signer added from the request's redaction).
+  @Test(arguments: TransportKind.allCases)
+  func aSignatureAndTheAppsCookieStayHomeOnARedirect(_ transport: TransportKind) async throws {
+    let b = try LoopbackServer { _ in .text("b") }
+    defer { b.stop() }
+    let a = try LoopbackServer { _ in Self.answer(redirectingTo: Self.other(b, "/landing")) }
+    defer { a.stop() }
+    var configuration = APIClient.Configuration(
+      headers: ["Cookie": "app=\(Self.appSecret)"], middleware: [SigningMiddleware(HeaderSigner())])
+    configuration.cookieJar = CookieJar()
+    let client = transport.client(a.baseURL, configuration: configuration)
+    #expect(try await client.send(Endpoint<String>(path: "go")) == "b")
+    #expect(a.requests.first?.headers["X-Signature"] != nil)
+    #expect(b.requests.first?.headers["X-Signature"] == nil)
+    #expect(b.requests.first?.headers["Cookie"] == nil)
+  }
+
+  /// A POST that a `307` sends again within its origin, the redirect setting a cookie: the
+  /// request sent again carries its body, the app's cookie and the new one, on every transport.
+  @Test(arguments: TransportKind.allCases)
+  func aPostResentWithinItsOriginCarriesTheRedirectsCookie(_ transport: TransportKind)
+    async throws
+  {
+    let server = try LoopbackServer { request in
+      request.path == "/post"
+        ? Self.answer(redirectingTo: URL(string: "/moved")!, status: 307, cookies: ["hop=1"])
+        : .text(request.headers["Cookie"] ?? "")
+    }
+    defer { server.stop() }
+    let client = Self.client(
+      transport, server.baseURL, jar: CookieJar(), headers: ["Cookie": "app=\(Self.appSecret)"])
+    let echoed = try await client.send(
+      Endpoint<String>(method: .post, path: "post", body: .data(Data("form".utf8))))
+    #expect(echoed == "app=\(Self.appSecret); hop=1")
+    #expect(server.requests.map(\.method) == ["POST", "POST"])
+    #expect(server.requests.map(\.body) == [Data("form".utf8), Data("form".utf8)])
+  }
+
+  /// A value with a comma in one `Set-Cookie` field (which RFC 6265 does not allow, and RFC
+  /// 6265bis reads as part of the value): libcurl hands the field over as it came, one cookie;
+  /// URLSession joins fields with commas, so Errand cannot tell it from two, and reads two, as
+  /// `APIClient.Configuration.cookieJar` says. Either way no cookie reaches another site.
+  @Test(arguments: TransportKind.allCases)
+  func aCommaInACookieValueIsReadAsEachTransportCan(_ transport: TransportKind) async throws {
+    let server = try LoopbackServer { _ in
+      var answer = ScriptedResponse.text("")
+      answer.headers.append(("Set-Cookie", "pref=x, injected=1; Domain=example.com"))
+      return answer
+    }
+    defer { server.stop() }
+    let jar = CookieJar()
+    _ = try await Self.client(transport, server.baseURL, jar: jar).send(
+      Endpoint<String>(path: "set"))
+    let stored = jar.allCookies.map { "\($0.name)=\($0.value)" }
+    switch transport {
+    case .urlSession: #expect(stored == ["pref=x"])
+    default: #expect(stored.isEmpty)
+    }
+  }
+
   /// An endless loop whose every hop sets a new cookie ends with "too many redirects" on every
   /// transport, and the jar keeps its limit.
   @Test(arguments: TransportKind.allCases)

@@ -532,6 +532,80 @@ import Testing
     #expect(sent.sentCookies == ["theirs": "1"])
   }
 
+  /// A signed call that fails, by its status or in the transport: no printed form of the error
+  /// shows the signature, the app's cookie or the jar's.
+  @Test(arguments: [false, true])
+  func aFailedSignedCallPrintsNoSignatureOrCookie(inTransport: Bool) async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/me",
+      inTransport ? .error(URLError(.networkConnectionLost)) : .status(503))
+    let jar = CookieJar()
+    jar.store(["jar=\(Self.jarSecret)"], from: URL(string: "https://api.example.com/")!)
+    let client = Self.client(
+      stub, jar: jar, headers: ["Cookie": "app=\(Self.appSecret)"],
+      middleware: [SigningMiddleware(HeaderSigner())])
+    var printed: [String] = []
+    do {
+      _ = try await client.response(for: Endpoint<Data>(path: "me"))
+      Issue.record("the call succeeded")
+    } catch let error as APIError {
+      switch error {
+      case .transport(let underlying):
+        #expect((underlying as? URLError)?.code == .networkConnectionLost)
+      case .unacceptableStatus(let response): #expect(response.status == 503)
+      default: Issue.record("unexpected \(error)")
+      }
+      printed = printedForms(of: error)
+    }
+    let sent = try #require(await stub.requests.first)
+    let signature = try #require(sent.headers["X-Signature"])
+    for secret in [signature, Self.appSecret, Self.jarSecret] {
+      #expect(printed.allSatisfy { !$0.contains(secret) }, "\(secret) printed")
+    }
+  }
+
+  /// A `304` that revalidates in the caller's call sets a cookie: stored (RFC 6265bis §5.6
+  /// applies to every answer), though the cache keeps no `Set-Cookie`.
+  @Test func aForegroundRevalidationsCookieIsStored() async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/feed",
+      .handler { request, _ in
+        guard request.headers["If-None-Match"] != nil else {
+          return .status(
+            200, body: Data("v1".utf8), headers: ["Cache-Control": "no-cache", "ETag": "\"v1\""])
+        }
+        return .status(304, headers: ["ETag": "\"v1\""]).settingCookies("rotated=2; Path=/")
+      })
+    let jar = CookieJar()
+    let client = Self.client(
+      stub, jar: jar, middleware: [CachingMiddleware(cache: HTTPCache(now: { Date() }))])
+    _ = try await client.response(for: Endpoint<Data>(path: "feed"))
+    let again = try await client.response(for: Endpoint<Data>(path: "feed"))
+    #expect(again.value == Data("v1".utf8))
+    #expect(await stub.requests.count == 2)
+    #expect(jar.allCookies.map { "\($0.name)=\($0.value)" } == ["rotated=2"])
+  }
+
+  /// The app's `Cookie` field spelled in lower case, in the client's and the endpoint's headers:
+  /// one field goes out, the app's pairs first, the jar's after (a name the app gives wins). The
+  /// endpoint's field replaces the client's, as an endpoint's header does any of the same name.
+  @Test func theAppsCookieFieldsInAnyCaseBecomeOneField() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/me", .status(200))
+    let jar = CookieJar()
+    jar.store(["a=jar", "b=jar"], from: URL(string: "https://api.example.com/")!)
+    let client = Self.client(stub, jar: jar, headers: ["cookie": "a=client"])
+    _ = try await client.response(
+      for: Endpoint<Data>(path: "me", headers: ["COOKIE": "c=endpoint"]))
+    let sent = try #require(await stub.requests.first)
+    let fields = sent.headers.fields.filter { $0.name.lowercased() == "cookie" }
+    #expect(fields.count == 1)
+    #expect(fields.first?.value.hasPrefix("c=endpoint; ") == true)
+    #expect(sent.sentCookies == ["a": "jar", "b": "jar", "c": "endpoint"])
+  }
+
   // MARK: Exchange.cookieField from a transport of one's own
 
   /// A transport of one's own that follows a redirect and passes the headers it keeps: the

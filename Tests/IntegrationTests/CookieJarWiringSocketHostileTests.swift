@@ -195,6 +195,28 @@ import Testing
     }
   }
 
+  /// A redirect to a trusted host: the app's own cookie goes with it (as its other secrets do),
+  /// A's jar cookies do not (they are A's), and the trusted host's own jar cookies join them.
+  @Test(arguments: TransportKind.allCases)
+  func aTrustedHostGetsTheAppsCookieButNotTheFirstSitesJarCookies(_ transport: TransportKind)
+    async throws
+  {
+    let t = try LoopbackServer { request in .text(request.headers["Cookie"] ?? "") }
+    defer { t.stop() }
+    let a = try LoopbackServer { _ in Self.answer(redirectingTo: Self.other(t, "/landing")) }
+    defer { a.stop() }
+    let jar = CookieJar()
+    jar.store(["mine=\(Self.jarSecret)"], from: a.url("/"))
+    jar.store(["trusted=1"], from: Self.other(t, "/"))
+    var configuration = APIClient.Configuration(headers: ["Cookie": "app=\(Self.appSecret)"])
+    configuration.cookieJar = jar
+    let client = APIClient(
+      baseURL: a.baseURL, transport: transport.make(trustedRedirectHosts: ["localhost"]),
+      configuration: configuration)
+    let echoed = try await client.send(Endpoint<String>(path: "go"))
+    #expect(echoed == "app=\(Self.appSecret); trusted=1")
+  }
+
   /// An endless loop whose every hop sets a new cookie ends with "too many redirects" on every
   /// transport, and the jar keeps its limit.
   @Test(arguments: TransportKind.allCases)

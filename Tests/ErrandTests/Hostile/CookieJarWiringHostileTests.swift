@@ -426,6 +426,40 @@ import Testing
     #expect(jar.allCookies.map(\.name) == ["seen"])
   }
 
+  /// A `Cookie` field one endpoint sets is that call's only: the jar does not keep it, and the
+  /// next call, to another endpoint, does not carry it.
+  @Test func anEndpointsOwnCookieGoesWithItsCallOnly() async throws {
+    let stub = StubTransport()
+    await stub.on(.get, "/v1/a", .status(200))
+    await stub.on(.get, "/v1/b", .status(200))
+    let jar = CookieJar()
+    let client = Self.client(stub, jar: jar)
+    _ = try await client.response(
+      for: Endpoint<Data>(path: "a", headers: ["Cookie": "scoped=\(Self.appSecret)"]))
+    _ = try await client.response(for: Endpoint<Data>(path: "b"))
+    #expect(await stub.requests.map(\.sentCookies) == [["scoped": Self.appSecret], [:]])
+    #expect(jar.allCookies.isEmpty)
+  }
+
+  /// Hundreds of calls at once, each answer setting a cookie of its own and each request reading
+  /// the jar: nothing crashes, every call ends, and the jar keeps its per-domain limit.
+  @Test func concurrentCallsKeepTheJarConsistentAndBounded() async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/n", .handler { _, count in .status(200).settingCookies("c\(count)=1; Path=/") })
+    let jar = CookieJar()
+    let client = Self.client(stub, jar: jar)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<300 {
+        group.addTask { _ = try await client.response(for: Endpoint<Data>(path: "n")) }
+      }
+      try await group.waitForAll()
+    }
+    #expect(await stub.requests.count == 300)
+    #expect(jar.allCookies.count == jar.limits.cookiesPerDomain)
+    #expect(await stub.requests.allSatisfy { $0.sentCookies.count <= jar.limits.cookiesPerDomain })
+  }
+
   // MARK: Signing
 
   /// Adds a signature over every header (the `Cookie` field included), with a secret key.

@@ -640,6 +640,28 @@ import Testing
     #expect(sent.sentCookies == ["a": "jar", "b": "jar", "c": "endpoint"])
   }
 
+  /// Recording a cassette through an upstream that follows redirects: the redirect's cookie is
+  /// stored in the client's jar and goes with the next hop, as it does without the cassette.
+  @Test func aCassetteRecordingKeepsTheRedirectsCookies() async throws {
+    let file = FileManager.default.temporaryDirectory
+      .appending(path: "errand-cookie-cassette-\(UUID().uuidString).json")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let stub = StubTransport(followsRedirects: true)
+    await stub.on(
+      .get, "/v1/login",
+      .status(302, headers: ["Location": "/v1/home"]).settingCookies("hop=1; Path=/"))
+    await stub.on(.get, "/v1/home", .status(200))
+    let jar = CookieJar()
+    var configuration = APIClient.Configuration()
+    configuration.cookieJar = jar
+    let client = APIClient(
+      baseURL: Self.base, transport: CassetteTransport(url: file, mode: .all, upstream: stub),
+      configuration: configuration)
+    #expect(try await client.response(for: Endpoint<Data>(path: "login")).response.status == 200)
+    #expect(await stub.requests.map(\.sentCookies) == [[:], ["hop": "1"]])
+    #expect(jar.allCookies.map(\.name) == ["hop"])
+  }
+
   // MARK: Exchange.cookieField from a transport of one's own
 
   /// A transport of one's own that follows a redirect and passes the headers it keeps: the

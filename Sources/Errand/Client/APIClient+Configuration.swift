@@ -165,7 +165,14 @@ extension APIClient {
     /// cookies for its URL: the same on every transport, since URLSession's own cookie handling
     /// is turned off for the client's requests. A `Cookie` field the app sets itself is kept,
     /// and its value wins over a jar cookie of the same name; it follows a redirect only where
-    /// the request's other secrets do.
+    /// the request's other secrets do, and once a hop has left it behind (at another origin) it
+    /// stays behind for the rest of the redirects, back at its own origin too.
+    ///
+    /// One difference between transports remains: URLSession joins a response's `Set-Cookie`
+    /// fields into one value, which is split again where a comma is followed by `name=`; a field
+    /// whose value holds such a comma (RFC 6265 allows none; a server that reflects input into
+    /// a cookie may send one) is read as two cookies there, and as one by `CurlTransport`. Each
+    /// is still checked against the URL that answered: neither can reach another site.
     ///
     /// The jar's cookies are added after the middleware chain, before a ``CachingMiddleware``,
     /// so that the cache sees them (an answer that varies on `Cookie` stays with its caller). A

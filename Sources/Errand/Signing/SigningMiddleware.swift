@@ -18,6 +18,12 @@ import Foundation
 /// a signature for one origin is never shown to another. A call that withholds the client's
 /// secrets (a next page at an origin the app did not choose) is not signed at all. A query item a signer adds is hidden
 /// when ``Redaction/queryParameters`` names it (`signature` and `sig` are, by default).
+///
+/// A redirect the transport follows is not signed again: within the origin (or to a trusted
+/// host) its request carries the first one's signature, made for the first URL and the first
+/// `Cookie` field (a cookie the redirect set joins the hop's field afterwards), so a service
+/// that checks the whole request may refuse it; at another origin it carries none. A call the
+/// app makes to the new URL itself is signed as any call.
 public struct SigningMiddleware: Middleware, CustomStringConvertible {
   /// What signs the requests.
   public let signer: any RequestSigner

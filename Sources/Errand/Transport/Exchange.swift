@@ -151,16 +151,23 @@ public struct Exchange: Sendable {
   }
 
   /// The `Cookie` field for the request a redirect leads to, when the call has a cookie jar:
-  /// the jar's cookies for `url`, after the app's own cookies when the redirect keeps them
-  /// (`proposed` still has a `Cookie` field: the same origin, or a trusted host).
+  /// the jar's cookies for `url`, after the app's own cookies when the redirect keeps them:
+  /// `proposed`'s `Cookie` field still begins with them (the same origin, or a trusted host, at
+  /// every hop so far). Once a hop has left them behind they stay behind for the rest of the
+  /// chain: a later hop within another site, whose field holds that site's jar cookies only,
+  /// does not bring them back, nor does a hop back to their own origin.
   /// - Parameters:
   ///   - url: Where the redirect leads.
-  ///   - proposed: The headers the redirect policy keeps for it.
+  ///   - proposed: The headers the redirect policy keeps for it (those of the request it
+  ///     answers, without what it leaves behind).
   /// - Returns: The field's value, `nil` for none; or `proposed`'s own field when the call has
   ///   no jar.
   public func cookieField(forRedirectTo url: URL, proposed: HTTPHeaders) -> String? {
     guard let cookieJar else { return proposed["Cookie"] }
-    let kept = proposed["Cookie"] == nil ? nil : appCookieField
+    let field = proposed.values(for: "Cookie").joined(separator: "; ")
+    let kept = appCookieField.flatMap { own in
+      field == own || field.hasPrefix(own + "; ") ? own : nil
+    }
     return CookieStore.merging(kept, cookieJar.cookies(for: url))
   }
 

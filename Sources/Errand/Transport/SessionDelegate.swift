@@ -388,12 +388,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
   ) {
     let original = task.originalRequest
-    let hasBody =
-      task is URLSessionUploadTask || original?.httpBodyStream != nil
-      || !(original?.httpBody?.isEmpty ?? true)
-    let (redaction, call) = exchanges.withLock {
-      ($0[task.taskIdentifier]?.redaction ?? .default, $0[task.taskIdentifier]?.call)
+    let (redaction, call, followedBefore) = exchanges.withLock {
+      (
+        $0[task.taskIdentifier]?.redaction ?? .default, $0[task.taskIdentifier]?.call,
+        !($0[task.taskIdentifier]?.observed.hops.isEmpty ?? true)
+      )
     }
+    // The request this redirect answers has the original body only at the first hop: a hop
+    // followed before dropped it (a `303`, or a `301`/`302` after a `POST`, became a `GET`), or
+    // there was none, since one that keeps a body is resent or refused. A `307` after a `303`
+    // to another site is followed as the `GET` it answers, never resent as the original `POST`
+    // (its body, secrets and `Cookie` included) to that site.
+    let hasBody =
+      !followedBefore
+      && (task is URLSessionUploadTask || original?.httpBodyStream != nil
+        || !(original?.httpBody?.isEmpty ?? true))
     guard let target = request.url else {
       completionHandler(request)
       return

@@ -13,6 +13,12 @@ extension CassetteTransport {
   /// - Returns: The head, with its body in `bodyStream`.
   /// - Throws: What ``send(_:)`` throws.
   public func stream(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try await stream(request, exchange: Exchange(streams: true))
+  }
+
+  /// ``stream(_:)`` within a call: a request recorded goes to the upstream with the call's
+  /// `exchange`.
+  func stream(_ request: HTTPRequest, exchange: Exchange) async throws -> HTTPResponse {
     try request.validate()  // as every transport does, replaying or recording
     let request = try request.readingBodyFile()
     if let recorded = try played(request) {
@@ -32,7 +38,9 @@ extension CassetteTransport {
       return head
     }
     guard let upstream else { throw CassetteError.noUpstream(path: url.path) }
-    var head = try await upstream.stream(request)
+    var streaming = exchange
+    streaming.streams = true
+    var head = try await upstream.send(request, as: streaming)
     guard let upstreamBody = head.bodyStream else {
       try record(Cassette.Exchange(request: request, response: head))
       return head

@@ -1,4 +1,4 @@
-import Errand
+@_spi(Transports) import Errand
 import Foundation
 
 /// Records real HTTP exchanges into a cassette file and replays them, so that a test written once
@@ -106,6 +106,14 @@ public actor CassetteTransport: Transport {
   ///   errors, which are not recorded; `APIError.invalidRequest` for a request that fails
   ///   `HTTPRequest.validate()`.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try await send(request, exchange: Exchange())
+  }
+
+  /// ``send(_:)`` within a call: a request recorded goes to the upstream with the call's
+  /// `exchange` (its deadline, its cancellation, its listeners, its cookie jar), so an upstream
+  /// that follows redirects stores their cookies in the client's jar as it does without the
+  /// cassette; its body is collected whole before it is recorded.
+  func send(_ request: HTTPRequest, exchange: Exchange) async throws -> HTTPResponse {
     try request.validate()  // as every transport does, replaying or recording
     let request = try request.readingBodyFile()
     if let recorded = try played(request) {
@@ -115,7 +123,10 @@ public actor CassetteTransport: Transport {
       return recorded.response
     }
     guard let upstream else { throw CassetteError.noUpstream(path: url.path) }
-    let response = try await upstream.send(request)
+    var buffered = exchange
+    buffered.streams = false
+    let response = try await upstream.send(request, as: buffered).settlingBody(
+      limit: request.maximumResponseSize, streams: false, deadline: exchange.deadline)
     try record(Cassette.Exchange(request: request, response: response))
     return response
   }
@@ -233,5 +244,22 @@ public actor CassetteTransport: Transport {
       (allowsRepeats || !played[index])
         && matching.matches(recorded: cassette.exchanges[index].request, request)
     }
+  }
+}
+
+/// A cassette takes each request with its call's ``Errand/Exchange``: what it records goes to
+/// the upstream within the call (its deadline, cancellation, listeners and cookie jar).
+extension CassetteTransport: ExchangeTransport {
+  /// Answer as ``send(_:)`` or ``stream(_:)`` do, as the exchange asks, the upstream getting
+  /// the exchange.
+  /// - Parameters:
+  ///   - request: The request.
+  ///   - exchange: The call's exchange.
+  /// - Returns: The recorded or fresh response (its head, with the body following, when the
+  ///   exchange streams).
+  /// - Throws: What ``send(_:)`` throws.
+  public func exchange(_ request: HTTPRequest, _ exchange: Exchange) async throws -> HTTPResponse {
+    exchange.streams
+      ? try await stream(request, exchange: exchange) : try await send(request, exchange: exchange)
   }
 }

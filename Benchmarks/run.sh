@@ -135,7 +135,7 @@ if [ "${ERRAND_BENCHMARKS:-all}" = http-versions ]; then
     echo "interleaved rounds of $seconds s; ratios round by round. $server over TLS, serving dogs.json:"
     echo
     .build/release/errand-benchmarks --http-versions "https://127.0.0.1:$tls_port/dogs.json" \
-      --ca "$work/ca.pem" --seconds "$seconds" --rounds "$rounds"
+      --ca "$work/ca.pem" --seconds "$seconds" --rounds "$rounds" "${c_loop[@]}"
     if [ -n "${HTTPBIN_TLS_URL:-}" ] && [ -n "${HTTPBIN_TLS_CA_FILE:-}" ]; then
       echo; echo "The same against httpbin served by hypercorn over TLS (\`/json\`):"; echo
       .build/release/errand-benchmarks --http-versions "$HTTPBIN_TLS_URL/json" \

@@ -5,7 +5,8 @@
 // It calls libcurl through Errand's own loader (Sources/CErrandCurl), so it needs no libcurl
 // development package and uses the same libcurl.so.4 as CurlTransport.
 //
-// Usage: curl-multi-loop URL CONCURRENCY SECONDS [CONNECTIONS]
+// Usage: curl-multi-loop URL CONCURRENCY SECONDS [CONNECTIONS [HTTP_VERSION [CA_FILE]]]
+// (HTTP_VERSION: libcurl's CURL_HTTP_VERSION_… number, 2 for HTTP/1.1, 4 for HTTP/2 over TLS.)
 // Prints: requests-per-second processor-microseconds-per-request
 #include "errand_curl.h"
 
@@ -18,6 +19,8 @@ enum {
   option_url = 10002,
   option_write_function = 20011,
   option_no_signal = 99,
+  option_http_version = 84,
+  option_ca_info = 10065,
   multi_option_max_host_connections = 7,
 };
 
@@ -35,13 +38,16 @@ static double seconds_now(void) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: %s URL CONCURRENCY SECONDS [CONNECTIONS]\n", argv[0]);
+    fprintf(stderr, "usage: %s URL CONCURRENCY SECONDS [CONNECTIONS [HTTP_VERSION [CA_FILE]]]\n",
+            argv[0]);
     return 2;
   }
   const char *url = argv[1];
   int concurrency = atoi(argv[2]);
   double seconds = atof(argv[3]);
   long connections = argc > 4 ? atol(argv[4]) : 16;
+  long http_version = argc > 5 ? atol(argv[5]) : 0;
+  const char *ca_file = argc > 6 ? argv[6] : NULL;
   const char *missing = errand_curl_load();
   if (missing) {
     fprintf(stderr, "libcurl: %s\n", missing);
@@ -57,6 +63,8 @@ int main(int argc, char **argv) {
     errand_curl_easy_setopt_data_callback(handles[i], option_write_function, discard);
     errand_curl_easy_setopt_pointer(handles[i], option_write_data, &received);
     errand_curl_easy_setopt_long(handles[i], option_no_signal, 1);
+    if (http_version) errand_curl_easy_setopt_long(handles[i], option_http_version, http_version);
+    if (ca_file) errand_curl_easy_setopt_pointer(handles[i], option_ca_info, ca_file);
     errand_curl_multi_add_handle(multi, handles[i]);
   }
   long completed = 0, failed = 0;

@@ -59,6 +59,17 @@
         throw CurlUnavailableError(
           reason: "libcurl refused CURLMOPT_MAX_HOST_CONNECTIONS (CURLMcode \(limited))")
       }
+      // The idle connections kept for reuse. Left to itself, libcurl keeps four per transfer in
+      // progress at the moment one ends: a client whose calls overlap little (each waits for
+      // the app between two) then closes connections it opens again at once, paying a TLS
+      // handshake for most calls. The limit errs high; idle ones still close after two minutes.
+      let kept = errand_curl_multi_setopt_long(
+        multi, CurlMultiOption.maxConnects, max(64, 4 * maximumConnectionsPerHost))
+      guard kept == 0 else {
+        errand_curl_multi_cleanup(multi)
+        throw CurlUnavailableError(
+          reason: "libcurl refused CURLMOPT_MAXCONNECTS (CURLMcode \(kept))")
+      }
       self.multi = multi
       let thread = Thread { [self] in run() }
       thread.name = "errand.curl"

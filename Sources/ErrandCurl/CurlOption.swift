@@ -88,6 +88,7 @@
   let curlProtocolsHTTP = 0b11
 
   enum CurlMultiOption {
+    static let maxConnects: Int32 = 6
     static let maxHostConnections: Int32 = 7
   }
 

@@ -143,5 +143,32 @@
       #expect(answers.count == 200)
       #expect(answers.allSatisfy { $0.value == "/n/\($0.key)" })
     }
+
+    /// Bursts of calls, the client idle between them, reuse the connections the first burst
+    /// opened: the transport keeps idle connections for as long as the server does, not only
+    /// four per call still in flight when one ends (libcurl's default, which closed connections
+    /// the next burst opened again, a TLS handshake each).
+    @Test func burstsOfCallsReuseTheFirstBurstsConnections() async throws {
+      let server = try LoopbackServer { _ in
+        // Slow enough that every call of a burst has a connection of its own.
+        var answer = ScriptedResponse.text("ok").keepingConnectionOpen()
+        answer.delayBeforeHeaders = .milliseconds(50)
+        return answer
+      }
+      defer { server.stop() }
+      let transport = CurlTransport()
+      let (bursts, width) = (12, 8)
+      for _ in 0..<bursts {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+          for _ in 0..<width {
+            group.addTask { try await transport.send(HTTPRequest(url: server.url("/"))).status }
+          }
+          for try await status in group { #expect(status == 200) }
+        }
+      }
+      let connections = Set(server.requests.map(\.connection))
+      #expect(server.requests.count == bursts * width)
+      #expect(connections.count <= width, "\(connections.count) connections for \(bursts) bursts")
+    }
   }
 #endif

@@ -18,7 +18,7 @@
     }
 
     static func run(
-      url: URL, caFile: String, concurrencies: [Int], rounds: Int, seconds: Double
+      url: URL, caFile: String, cLoop: String?, concurrencies: [Int], rounds: Int, seconds: Double
     ) async throws -> String {
       let trust = TrustPolicy(
         certificateAuthorities: .adding([.file(URL(fileURLWithPath: caFile))]))
@@ -41,12 +41,24 @@
         }
         spoken.append(response.metrics?.protocolName ?? "unknown")
       }
-      let contenders = variants.map { variant in
+      var contenders = variants.map { variant in
         Contender(name: variant.name) {
           let response = try await variant.transport.send(HTTPRequest(url: url))
           guard response.status == 200, !response.body.isEmpty else {
             throw Failure(description: "status \(response.status)")
           }
+        }
+      }
+      // The same two over libcurl alone, driven by the C loop: what the HTTP version costs
+      // libcurl and the server, without Errand. CURL_HTTP_VERSION_1_1 is 2, _2TLS is 4.
+      if let cLoop {
+        for (name, version) in [("C loop, HTTP/1.1", "2"), ("C loop, HTTP/2", "4")] {
+          contenders.append(
+            Contender(name: name, fetch: {}) { concurrency, seconds in
+              await Throughput.runCLoop(
+                cLoop, url: url, concurrency: concurrency, seconds: seconds,
+                extra: ["16", version, caFile])
+            })
         }
       }
       for contender in contenders {
@@ -65,19 +77,24 @@
             samples[index].cpu.append(cpu)
           }
         }
-        let ratios = zip(samples[1].rates, samples[0].rates).map { $0 / max($1, 1) }
-        let cpuRatios = zip(samples[1].cpu, samples[0].cpu).map { $0 / max($1, 1) }
-        rows.append(
-          "| \(concurrency) | \(spread(samples[0].rates)) | \(spread(samples[1].rates)) | "
-            + "\(spread(ratios, decimals: 2)) | \(spread(cpuRatios, decimals: 2)) | "
-            + "\(format(median(samples[0].cpu))) · \(format(median(samples[1].cpu))) |")
+        for (first, label) in stride(from: 0, to: contenders.count, by: 2).map({
+          ($0, $0 == 0 ? "CurlTransport" : "C loop")
+        }) {
+          let (http1, http2) = (samples[first], samples[first + 1])
+          let ratios = zip(http2.rates, http1.rates).map { $0 / max($1, 1) }
+          let cpuRatios = zip(http2.cpu, http1.cpu).map { $0 / max($1, 1) }
+          rows.append(
+            "| \(concurrency) | \(label) | \(spread(http1.rates)) | \(spread(http2.rates)) | "
+              + "\(spread(ratios, decimals: 2)) | \(spread(cpuRatios, decimals: 2)) | "
+              + "\(format(median(http1.cpu))) · \(format(median(http2.cpu))) |")
+        }
         FileHandle.standardError.write(Data("concurrency \(concurrency) done\n".utf8))
       }
       return """
         Spoken, from the answers' metrics: \(zip(variants, spoken).map { "\($0.name) → \($1)" }.joined(separator: ", ")).
 
-        | Concurrency | HTTP/1.1 requests/s | HTTP/2 requests/s | HTTP/2 / HTTP/1.1 | CPU per request, HTTP/2 / HTTP/1.1 | CPU µs/request: 1.1 · 2 |
-        | ---: | ---: | ---: | ---: | ---: | ---: |
+        | Concurrency | Client | HTTP/1.1 requests/s | HTTP/2 requests/s | HTTP/2 / HTTP/1.1 | CPU per request, HTTP/2 / HTTP/1.1 | CPU µs/request: 1.1 · 2 |
+        | ---: | --- | ---: | ---: | ---: | ---: | ---: |
         \(rows.joined(separator: "\n"))
         """
     }

@@ -142,12 +142,12 @@ enum Throughput {
   }
 
   /// Run the C loop for `seconds` and read what it measured of itself.
-  static func runCLoop(_ path: String, url: URL, concurrency: Int, seconds: Double) async -> (
-    rate: Double, cpu: Double
-  ) {
+  static func runCLoop(
+    _ path: String, url: URL, concurrency: Int, seconds: Double, extra: [String] = []
+  ) async -> (rate: Double, cpu: Double) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = [url.absoluteString, "\(concurrency)", "\(seconds)"]
+    process.arguments = [url.absoluteString, "\(concurrency)", "\(seconds)"] + extra
     let output = Pipe()
     process.standardOutput = output
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

@@ -37,7 +37,7 @@ if let address = options["--http-versions"] {
     guard let url = URL(string: address), let ca = options["--ca"] else { exit(2) }
     print(
       try await HTTPVersions.run(
-        url: url, caFile: ca, concurrencies: [1, 8, 32],
+        url: url, caFile: ca, cLoop: options["--c-loop"], concurrencies: [1, 8, 32],
         rounds: Int(options["--rounds"] ?? "") ?? 5,
         seconds: Double(options["--seconds"] ?? "") ?? 2))
   #endif

@@ -207,6 +207,32 @@ import Testing
     #expect(await fixture.api.requests.isEmpty)
   }
 
+  /// Two providers on one storage (two clients in one app, an app and its extension): after one
+  /// rotates the refresh token, the other spends the one it loaded before, which the server no
+  /// longer takes: `invalid_grant`, and the storage (the first one's fresh tokens) is removed,
+  /// signing the user out. Open: the provider reads its storage once.
+  @Test func twoProvidersOnOneStorageDoNotSignTheUserOut() async throws {
+    let valid = Locked("refresh-0")
+    let fixture = Fixture(stored: Fixture.fresh(lifetime: -1)) { request, n in
+      let spent = Fixture.form(request)["refresh_token"]
+      let accepted = valid.withLock { valid -> Bool in
+        guard spent == valid else { return false }
+        valid = "refresh-\(n)"
+        return true
+      }
+      return accepted
+        ? Fixture.granted(n) : Fixture.json(#"{"error":"invalid_grant"}"#, status: 400)
+    }
+    let first = try fixture.provider()
+    let second = try fixture.provider()
+    _ = try await second.currentAccessToken()
+    #expect(try await first.refreshAccessToken().value == "access-1")
+    await withKnownIssue("a provider spends the refresh token it loaded, not the storage's") {
+      _ = try await second.refreshAccessToken()
+      #expect(try await fixture.storage.load()?.refreshToken == "refresh-2")
+    }
+  }
+
   // MARK: - FileTokenStorage
 
   /// A folder of its own, `0755` whatever the umask, removed when `body` ends.

@@ -19,7 +19,13 @@ import Foundation
 ///   ``OAuth2ClientAuthentication`` says. A rotated refresh token replaces the old one and is
 ///   saved before the new access token is handed over; an answer without one keeps the old one.
 /// - Calls that ask for a new token while one is being fetched share it (single flight); a
-///   failure is told to each of them once, and the next call asks again.
+///   failure is told to each of them once, and the next call asks again. A caller that is
+///   cancelled stops waiting at once; the request goes on, and its tokens are saved, for the
+///   others.
+/// - An answer to a request sent before ``signOut()`` or ``signIn(_:)`` is not kept, and
+///   `invalid_grant` to one removes nothing: after a sign-out its callers fail with
+///   ``OAuth2TokenEndpointError/Reason/noRefreshToken``; after a sign-in they get the new
+///   tokens' access token (or one the new refresh token buys).
 /// - `invalid_grant` fails with ``OAuth2Error`` (``OAuth2Error/isInvalidGrant``) and removes the
 ///   tokens from the storage: later refreshes fail at once with
 ///   ``OAuth2TokenEndpointError/Reason/noRefreshToken`` without asking the server, until the user
@@ -49,6 +55,8 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
   private var tokens: StoredTokens?
   private var loaded = false
   private var refreshing: Task<AccessToken, any Error>?
+  /// Counts sign-ins and sign-outs, so that a grant's answer for an earlier user is not kept.
+  private var session = 0
 
   /// How many requests have been sent to the token endpoint, for metrics and tests.
   public private(set) var tokenRequestCount = 0
@@ -93,19 +101,26 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
   }
 
   /// A new access token from the token endpoint, saved in the storage before it is returned.
-  /// Calls while one is being fetched share it.
+  /// Calls while one is being fetched share it; a caller that is cancelled stops waiting (the
+  /// request goes on for the others, and its tokens are saved).
   /// - Throws: ``OAuth2Error`` when the server refuses the grant, ``OAuth2TokenEndpointError``
-  ///   when its answer cannot be used, the transport's error, or the storage's.
+  ///   when its answer cannot be used, the transport's error, the storage's, or
+  ///   `CancellationError` when the caller is cancelled.
   public func refreshAccessToken() async throws -> AccessToken {
+    let task: Task<AccessToken, any Error>
     if let running = refreshing {
       joinedRequestCount += 1
-      return try await running.value
+      task = running
+    } else {
+      // Isolated to the provider: it starts after `refreshing` is set, and clears it itself
+      // whether or not any caller still waits.
+      task = Task {
+        defer { self.refreshing = nil }
+        return try await self.runGrant()
+      }
+      refreshing = task
     }
-    let task = Task { try await self.runGrant() }
-    refreshing = task
-    let result = await task.result
-    refreshing = nil
-    return try result.get()
+    return try await withCancellation { try await task.value }
   }
 
   /// Keep `tokens` (from your own sign-in: an authorization-code exchange, say) in the storage
@@ -113,6 +128,7 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
   /// - Parameter tokens: The tokens.
   /// - Throws: The storage's error.
   public func signIn(_ tokens: StoredTokens) async throws {
+    session += 1
     self.tokens = tokens
     loaded = true
     try await storage.save(tokens)
@@ -121,6 +137,7 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
   /// Forget the tokens, here and in the storage.
   /// - Throws: The storage's error.
   public func signOut() async throws {
+    session += 1
     tokens = nil
     loaded = true
     try await storage.remove()
@@ -154,6 +171,7 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
   private func runGrant() async throws -> AccessToken {
     try await loadIfNeeded()
     let previous = tokens
+    let session = self.session
     var fields = [("grant_type", grant.grantType)]
     if grant.usesRefreshToken {
       guard let refreshToken = previous?.refreshToken else {
@@ -192,6 +210,7 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
     }
     let answer = try OAuth2TokenResponse(
       response, from: tokenEndpoint, hiding: secrets, limit: Self.maximumResponseSize)
+    guard session == self.session else { return try await afterSessionChange() }
     switch answer {
     case .refused(let error):
       if error.isInvalidGrant {
@@ -211,9 +230,35 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
       // Saved before it is handed over: a rotated refresh token is never only in memory while
       // the new access token is in use.
       try await storage.save(fresh)
+      // A sign-in or sign-out while it was saved wins, in the storage too.
+      guard session == self.session else {
+        if let current = tokens {
+          try await storage.save(current)
+        } else {
+          try await storage.remove()
+        }
+        return try await afterSessionChange()
+      }
       return AccessToken(
         granted.accessToken, lifetime: granted.lifetime.map { .seconds(Int64($0)) })
     }
+  }
+
+  /// What a grant sent before a sign-in or sign-out hands over instead of its answer: the new
+  /// user's access token, or a grant of their own; after a sign-out, no token.
+  private func afterSessionChange() async throws -> AccessToken {
+    guard let current = tokens else {
+      throw OAuth2TokenEndpointError(
+        .noRefreshToken, detail: "the user signed out while a token was being fetched")
+    }
+    if let value = current.accessToken {
+      let token = current.expiresAt.map { AccessToken(value, expiresAt: $0, now: now()) }
+      if let token, let lifetime = token.lifetime, lifetime <= .zero {
+        return try await runGrant()
+      }
+      return token ?? AccessToken(value)
+    }
+    return try await runGrant()
   }
 
   static func tooLarge(status: Int?) -> OAuth2TokenEndpointError {

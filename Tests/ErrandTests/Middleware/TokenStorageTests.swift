@@ -52,6 +52,7 @@ import Testing
     try await Self.inFolder { folder in
       let url = folder.appendingPathComponent("tokens.json")
       try Data(contents.utf8).write(to: url)
+      try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
       let error = await #expect(throws: TokenStorageError.self) {
         try await FileTokenStorage(url: url).load()
       }

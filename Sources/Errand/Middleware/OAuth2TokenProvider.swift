@@ -54,6 +54,9 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
   private let now: @Sendable () -> Date
   private var tokens: StoredTokens?
   private var loaded = false
+  /// The refresh token this provider last read from its storage or wrote there: one the storage
+  /// holds now that differs was written by someone else (another provider, another process).
+  private var storedRefreshToken: String?
   private var refreshing: Task<AccessToken, any Error>?
   /// Counts sign-ins and sign-outs, so that a grant's answer for an earlier user is not kept.
   private var session = 0
@@ -131,6 +134,7 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
     session += 1
     self.tokens = tokens
     loaded = true
+    storedRefreshToken = tokens.refreshToken
     try await storage.save(tokens)
   }
 
@@ -140,6 +144,7 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
     session += 1
     tokens = nil
     loaded = true
+    storedRefreshToken = nil
     try await storage.remove()
   }
 
@@ -164,12 +169,16 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
     if !loaded {
       tokens = stored
       loaded = true
+      storedRefreshToken = stored?.refreshToken
     }
   }
 
   /// One request to the token endpoint, and what its answer means.
   private func runGrant() async throws -> AccessToken {
     try await loadIfNeeded()
+    if grant.usesRefreshToken {
+      try await adoptWhatOthersStored()
+    }
     let previous = tokens
     let session = self.session
     var fields = [("grant_type", grant.grantType)]
@@ -214,8 +223,18 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
     switch answer {
     case .refused(let error):
       if error.isInvalidGrant {
+        // Unless someone else stored a newer refresh token meanwhile (the one refused was
+        // spent already): then theirs is the session, and the user stays signed in.
+        if let newer = try? await storage.load(), let rotated = newer.refreshToken,
+          rotated != previous?.refreshToken, session == self.session
+        {
+          tokens = newer
+          storedRefreshToken = rotated
+          return try await runGrant()
+        }
         tokens = nil
         loaded = true
+        storedRefreshToken = nil
         try? await storage.remove()
       }
       throw error
@@ -230,6 +249,7 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
       // Saved before it is handed over: a rotated refresh token is never only in memory while
       // the new access token is in use.
       try await storage.save(fresh)
+      storedRefreshToken = fresh.refreshToken
       // A sign-in or sign-out while it was saved wins, in the storage too.
       guard session == self.session else {
         if let current = tokens {
@@ -242,6 +262,21 @@ public actor OAuth2TokenProvider: ExpiringTokenProvider {
       return AccessToken(
         granted.accessToken, lifetime: granted.lifetime.map { .seconds(Int64($0)) })
     }
+  }
+
+  /// Take the tokens in the storage when someone else (another provider on the same storage,
+  /// another process) wrote a refresh token there since this provider last read or wrote it:
+  /// with refresh-token rotation, the one this provider holds may be spent already, and spending
+  /// it would answer `invalid_grant` and sign the user out. A storage that cannot be read now
+  /// leaves what the provider holds (a rotation that could not be saved stays in memory).
+  private func adoptWhatOthersStored() async throws {
+    let session = self.session
+    guard let stored = try? await storage.load(), session == self.session,
+      let rotated = stored.refreshToken, rotated != storedRefreshToken,
+      rotated != tokens?.refreshToken
+    else { return }
+    tokens = stored
+    storedRefreshToken = rotated
   }
 
   /// What a grant sent before a sign-in or sign-out hands over instead of its answer: the new

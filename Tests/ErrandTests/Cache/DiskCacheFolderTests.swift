@@ -7,11 +7,14 @@ import Testing
 /// What the disk store leaves in its folder: private modes whatever the umask, no empty folders,
 /// and one budget for every cache on the folder.
 @Suite(.timeLimit(.minutes(2))) struct DiskCacheFolderTests {
-  /// Folders 0700 and files 0600 even with a umask of 0 (which would leave them open to all).
+  /// Folders 0700 and files 0600 with the usual umask of 022, which leaves what is created
+  /// without an explicit mode readable by all (0755, 0644): the store sets its modes itself. (A
+  /// umask of 0 would prove no more, and the umask is the process's: while it was 0, other
+  /// tests running beside this one made folders every user could write to.)
   @Test func foldersAndFilesArePrivateWhateverTheUmask() async throws {
     try await DiskCacheFiles.withFolder { root in
       let folder = root.appendingPathComponent("cache")
-      _ = try await DiskCacheFiles.withUmask(0) {
+      _ = try await DiskCacheFiles.withUmask(0o022) {
         try await DiskCacheFiles.get(HTTPCache(memoryBudget: 0, directory: folder))
       }
       #expect(DiskCacheFiles.permissions(folder) == 0o700)

@@ -15,6 +15,9 @@ import Testing
       .appendingPathComponent("errand-tokens-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
+    // 0755 whatever the process's umask, which a disk cache test may set to 0 meanwhile (a
+    // folder every user may write is rightly refused).
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
     try await body(folder)
   }
 

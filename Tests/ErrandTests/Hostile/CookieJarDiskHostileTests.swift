@@ -176,10 +176,9 @@ import Testing
           + records.joined(separator: ",") + "]}").utf8)
       #expect(data.count <= CookieJar.largestFile)
       try data.writePrivately(to: file)
-      let started = ContinuousClock.now
+      // A quadratic load would not end within the suite's time limit.
       let jar = try Files.jar(file)
       #expect(jar.allCookies.count == 3000)
-      #expect(ContinuousClock.now - started < .seconds(20))
     }
   }
 
@@ -207,10 +206,9 @@ import Testing
         FileManager.default.createFile(
           atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]))
       #expect(truncate(file.path, 1 << 40) == 0)
-      let started = ContinuousClock.now
+      // Reading it would not end within the suite's time limit.
       let jar = try Files.jar(file)
       #expect(jar.discardedFile?.reason == .tooLarge)
-      #expect(ContinuousClock.now - started < .seconds(5))
     }
   }
 

@@ -11,16 +11,19 @@ final class Connection {
   let number: Int
   let state: Locked<LoopbackServer.State>
   let handler: @Sendable (RecordedRequest) -> ScriptedResponse
+  /// Says when the server stopped, without polling.
+  let stop: StopSignal
 
   private var closed = false
 
   init(
-    fd: Int32, number: Int, state: Locked<LoopbackServer.State>,
+    fd: Int32, number: Int, state: Locked<LoopbackServer.State>, stop: StopSignal,
     handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
   ) {
     self.fd = fd
     self.number = number
     self.state = state
+    self.stop = stop
     self.handler = handler
   }
 
@@ -153,19 +156,19 @@ final class Connection {
   private func wait(_ duration: Duration) -> Bool {
     let deadline = ContinuousClock.now + duration
     while ContinuousClock.now < deadline {
-      if state.withLock({ $0.stopped }) {
+      switch Socket.wait(fd, orStop: stop, milliseconds: Self.milliseconds(until: deadline)) {
+      case .stopped:
         return false
-      }
-      let remaining = deadline - ContinuousClock.now
-      let slice = Int32(min(50, max(1, remaining / .milliseconds(1))))
-      if Socket.waitReadable(fd, milliseconds: slice) {
+      case .readable:
         if Socket.peerClosed(fd) {
           return disconnected()
         }
         _ = Socket.receive(fd)
+      case .timedOut:
+        continue
       }
     }
-    return true
+    return !stop.isSignalled
   }
 
   /// Note a client that left early (once) and close; always `false`.
@@ -189,12 +192,24 @@ final class Connection {
   /// The next bytes from the client, or `nil` at end of stream, on timeout or when stopped.
   private func readMore() -> [UInt8]? {
     let deadline = ContinuousClock.now + Self.readTimeout
-    while ContinuousClock.now < deadline, !state.withLock({ $0.stopped }) {
-      if Socket.waitReadable(fd, milliseconds: 50) {
+    while ContinuousClock.now < deadline {
+      switch Socket.wait(fd, orStop: stop, milliseconds: Self.milliseconds(until: deadline)) {
+      case .stopped:
+        return nil
+      case .readable:
         let bytes = Socket.receive(fd)
         return bytes.isEmpty ? nil : bytes
+      case .timedOut:
+        continue
       }
     }
     return nil
+  }
+
+  /// The time left until `deadline` in whole milliseconds for `poll`: at least 1, at most a day.
+  private static func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
+    let remaining = deadline - ContinuousClock.now
+    guard remaining < .seconds(86_400) else { return 86_400_000 }
+    return Int32(max(1, remaining / .milliseconds(1)))
   }
 }

@@ -31,6 +31,8 @@ public final class LoopbackServer: Sendable {
   public let baseURL: URL
 
   private let state: Locked<State>
+  /// Wakes the server's threads when it stops.
+  private let stopSignal: StopSignal
 
   struct State {
     var stopped = false
@@ -112,17 +114,23 @@ public final class LoopbackServer: Sendable {
     self.baseURL = baseURL
     let state = Locked(State())
     self.state = state
+    let stop = StopSignal()
+    self.stopSignal = stop
     Thread.detachNewThread {
-      while !state.withLock({ $0.stopped }) {
-        guard Socket.waitReadable(listener, milliseconds: 50),
-          let fd = Socket.acceptConnection(listener)
-        else { continue }
+      while true {
+        let readiness = Socket.wait(listener, orStop: stop, milliseconds: -1)
+        guard readiness != .stopped else { break }
+        guard readiness == .readable, let fd = Socket.acceptConnection(listener) else {
+          // Out of descriptors, say: wait a little instead of spinning on a readable listener.
+          _ = Socket.wait(-1, orStop: stop, milliseconds: 10)
+          continue
+        }
         let number = state.withLock { state -> Int in
           state.connections += 1
           return state.connections
         }
         Thread.detachNewThread {
-          Connection(fd: fd, number: number, state: state, handler: handler).run()
+          Connection(fd: fd, number: number, state: state, stop: stop, handler: handler).run()
         }
       }
       // Before the listener closes: once a connection is refused, the file is dealt with.
@@ -242,6 +250,7 @@ public final class LoopbackServer: Sendable {
   /// Stop accepting connections. Connections in progress finish their current step and close.
   public func stop() {
     state.withLock { $0.stopped = true }
+    stopSignal.signal()
   }
 
   /// Wait until `condition` holds, without polling (see `ConditionWaiters`).

@@ -155,6 +155,35 @@ enum Socket {
     return poll(&descriptor, 1, milliseconds) > 0
   }
 
+  /// What ``wait(_:orStop:milliseconds:)`` saw.
+  enum Readiness {
+    /// The socket can be read (or its peer hung up).
+    case readable
+    /// The server stopped.
+    case stopped
+    /// Neither happened in time.
+    case timedOut
+  }
+
+  /// Wait until `fd` is readable, the server stops, or `milliseconds` pass (-1: no limit),
+  /// asleep the whole time.
+  static func wait(_ fd: Int32, orStop stop: StopSignal, milliseconds: Int32) -> Readiness {
+    if stop.isSignalled { return .stopped }
+    var descriptors = [
+      pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: stop.readEnd, events: Int16(POLLIN), revents: 0),
+    ]
+    // Without a pipe, look at the stop at least every 50 ms.
+    let limit = stop.readEnd >= 0 || (0...50).contains(milliseconds) ? milliseconds : 50
+    let count: nfds_t = stop.readEnd >= 0 ? 2 : 1
+    var ready = poll(&descriptors, count, limit)
+    while ready < 0 && errno == EINTR {
+      ready = poll(&descriptors, count, limit)
+    }
+    if stop.isSignalled || descriptors[1].revents != 0 { return .stopped }
+    return ready > 0 ? .readable : .timedOut
+  }
+
   /// Accept a connection, or `nil` when none is waiting.
   static func acceptConnection(_ listener: Int32) -> Int32? {
     let fd = accept(listener, nil, nil)

@@ -45,17 +45,17 @@ extension StubTransport {
     _ request: HTTPRequest, _ exchange: Exchange
   ) async throws -> HTTPResponse {
     guard followsRedirects else {
-      return try await answer(request, exchange)
+      return try await journaled(request, exchange)
     }
     return try await RedirectPolicy.following(
       request, exchange, trustedHosts: [], maximum: RedirectPolicy.maximumRedirects
     ) {
-      try await answer($0, exchange)
+      try await journaled($0, exchange)
     }
   }
 
   /// Answer one request, without following a redirect.
-  private nonisolated func answer(
+  nonisolated func answer(
     _ request: HTTPRequest, _ exchange: Exchange
   ) async throws -> HTTPResponse {
     let deadline = exchange.deadline

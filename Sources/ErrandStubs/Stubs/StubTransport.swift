@@ -53,6 +53,8 @@ public actor StubTransport: Transport {
   /// The requests no route answered (each also threw ``UnmatchedRequest``), in order; the
   /// `.stubbed` test trait reports them when the test ends.
   public internal(set) var unmatchedRequests: [HTTPRequest] = []
+  /// Every request received with its answer, in order: ``exchanges``.
+  var journal: [StubExchange] = []
   /// How many requests ``nextRequest(timeout:)`` has handed out.
   var taken = 0
   /// Callers of ``nextRequest(timeout:)`` waiting for a request.

@@ -1,3 +1,4 @@
+import Errand
 import Foundation
 
 extension HAR {
@@ -93,5 +94,24 @@ extension HAR {
       try container.encodeIfPresent(connection, forKey: .connection)
       try container.encodeIfPresent(comment, forKey: .comment)
     }
+  }
+}
+
+extension HAR.Entry: CustomStringConvertible, CustomReflectable {
+  /// The request and the response, for example `GET https://api.example.com/v1/dogs → 200 OK
+  /// (application/json, 42 bytes)`, secrets hidden.
+  public var description: String { "\(request) → \(response)" }
+
+  /// The entry's fields, redacted by `Redaction.default` as ``HAR/redacted(with:)`` does
+  /// (secrets the request carried are hidden where the response echoes them too).
+  public var customMirror: Mirror {
+    let shown = redacted(with: .default)
+    return Mirror(
+      self,
+      children: [
+        "startedDateTime": HARDate.string(startedDateTime), "time": time,
+        "request": shown.request, "response": shown.response, "timings": timings,
+        "serverIPAddress": serverIPAddress as Any, "comment": comment as Any,
+      ], displayStyle: .struct)
   }
 }

@@ -1,8 +1,11 @@
+import Errand
 import Foundation
 
 extension HAR {
   /// A page that entries belong to, as browsers group requests.
-  public struct Page: Sendable, Hashable, Codable {
+  ///
+  /// Printed with the secrets of its title hidden (Chrome names each page by its URL).
+  public struct Page: Sendable, Hashable, Codable, CustomStringConvertible, CustomReflectable {
     /// When the page started loading.
     public var startedDateTime: Date
     /// The page's identifier, which entries name in ``Entry/pageref``.
@@ -59,6 +62,21 @@ extension HAR {
       try container.encode(pageTimings, forKey: .pageTimings)
       try container.encodeIfPresent(comment, forKey: .comment)
     }
+
+    /// The identifier and the title, its secrets hidden by `Redaction.default`.
+    public var description: String { "\(id): \(shownTitle)" }
+
+    /// The page's fields, its title's secrets hidden.
+    public var customMirror: Mirror {
+      Mirror(
+        self,
+        children: [
+          "startedDateTime": HARDate.string(startedDateTime), "id": id, "title": shownTitle,
+          "pageTimings": pageTimings,
+        ], displayStyle: .struct)
+    }
+
+    private var shownTitle: String { Redaction.default.redact(urlText: title) }
   }
 
   /// When a page's events fired, in milliseconds since it started; `-1` when not known.

@@ -36,30 +36,38 @@ extension HAR {
     }
   }
 
-  /// Read a HAR file, leniently (see ``HAR``); at most one byte more than
-  /// ``Limits/maximumDocumentSize`` is read from it, whatever its size.
+  /// Read a HAR file, leniently (see ``HAR``). A regular file over
+  /// ``Limits/maximumDocumentSize`` is refused by its size, before a byte is read; from anything
+  /// else (a pipe, a device) at most one byte more than the limit is read.
   /// - Parameters:
   ///   - url: The file.
   ///   - limits: How large a document to read.
-  /// - Throws: ``HARError``: `.unreadable` for a file that cannot be read, else what
-  ///   ``init(data:limits:)`` throws.
+  /// - Throws: ``HARError``: `.unreadable` for a file that cannot be read, `.tooLarge` for one
+  ///   over the limit, else what ``init(data:limits:)`` throws.
   public init(contentsOf url: URL, limits: Limits = .default) throws(HARError) {
+    let limit = max(limits.maximumDocumentSize, 0)
+    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+    if attributes?[.type] as? FileAttributeType == .typeRegular,
+      let size = (attributes?[.size] as? NSNumber)?.intValue, size > limit
+    {
+      throw HARError(
+        .tooLarge,
+        reason: "\(url.path) is \(size) bytes, over the limit of \(limit) "
+          + "(HAR.Limits.maximumDocumentSize)")
+    }
     let data: Data
     do {
       let handle = try FileHandle(forReadingFrom: url)
       defer { try? handle.close() }
-      data =
-        try handle.read(upToCount: max(min(limits.maximumDocumentSize, Int.max - 1), 0) + 1)
-        ?? Data()
+      data = try handle.read(upToCount: min(limit, Int.max - 1) + 1) ?? Data()
     } catch {
       throw HARError(
         .unreadable, reason: "\(url.path) cannot be read (\(error.localizedDescription))")
     }
-    guard data.count <= limits.maximumDocumentSize else {
+    guard data.count <= limit else {
       throw HARError(
         .tooLarge,
-        reason: "\(url.path) is over the limit of \(limits.maximumDocumentSize) bytes "
-          + "(HAR.Limits.maximumDocumentSize)")
+        reason: "\(url.path) is over the limit of \(limit) bytes (HAR.Limits.maximumDocumentSize)")
     }
     try self.init(data: data, limits: limits)
   }

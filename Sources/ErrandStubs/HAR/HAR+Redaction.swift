@@ -6,13 +6,18 @@ extension HAR {
   /// headers, query parameters and JSON or form body fields that `redaction` names (and always
   /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`), every cookie's value,
   /// secret values in URLs (`url`, `Location`, `Referer`, `redirectURL`), and every secret value
-  /// a request carried wherever its response echoes it (a body, a header). Hiding twice changes
-  /// nothing more.
+  /// a request carried wherever its response echoes it (a body, a header), and secret values in
+  /// page titles (Chrome names each page by its URL). Hiding twice changes nothing more.
   /// - Parameter redaction: What is secret; `Redaction.default` by default.
   /// - Returns: The redacted archive.
   public func redacted(with redaction: Redaction = .default) -> HAR {
     var copy = self
     copy.log.entries = log.entries.map { $0.redacted(with: redaction) }
+    copy.log.pages = log.pages?.map { page in
+      var hidden = page
+      hidden.title = redaction.redact(urlText: page.title)
+      return hidden
+    }
     return copy
   }
 
@@ -26,7 +31,19 @@ extension HAR {
   /// The bytes of a body written as text or as base64, or `nil` for base64 that does not decode.
   static func bytes(of text: String, encoding: String?) -> Data? {
     guard encoding?.lowercased() == "base64" else { return Data(text.utf8) }
-    return Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+    return base64(text)
+  }
+
+  /// Base64 as tools write it: padded or not, wrapped in lines or not; `nil` when it is not
+  /// base64. Read byte by byte: a body of megabytes is not split into characters.
+  static func base64(_ text: String) -> Data? {
+    var compact = Data(text.utf8.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 })
+    switch compact.count % 4 {
+    case 2: compact.append(contentsOf: [0x3D, 0x3D])  // "=="
+    case 3: compact.append(0x3D)
+    default: break
+    }
+    return Data(base64Encoded: compact)
   }
 }
 

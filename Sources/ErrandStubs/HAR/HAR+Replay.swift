@@ -143,8 +143,7 @@ extension HAR.Entry {
         reason: overLimit(size, limits))
     }
     guard isBase64 else { return Data(text.utf8) }
-    let compact = text.filter { !$0.isWhitespace }
-    guard let decoded = Data(base64Encoded: compact) else {
+    guard let decoded = HAR.base64(text) else {
       throw .field(index, "\(field).text", "is not valid base64, as its encoding says")
     }
     return decoded

@@ -42,3 +42,20 @@ public struct StubExchange: Sendable, CustomStringConvertible {
     return String(describing: type(of: error))
   }
 }
+
+extension StubExchange: CustomReflectable {
+  /// The request and its answer redacted as a cassette records them (by `Redaction.default` and
+  /// the request's own redaction; a secret the request carried is hidden where the answer echoes
+  /// it too), and what was thrown by its type only.
+  public var customMirror: Mirror {
+    let shown = Cassette.Exchange(request: request, response: response ?? HTTPResponse(status: 0))
+      .redacted(with: Redaction.default.merging(request.redaction))
+    return Mirror(
+      self,
+      children: [
+        "request": shown.request, "date": date,
+        "response": response.map { _ in shown.response } as Any,
+        "error": error.map(StubExchange.summary) as Any,
+      ], displayStyle: .struct)
+  }
+}

@@ -16,7 +16,7 @@ extension StubTransport {
     }
     let slot = await open(read)
     do {
-      let response = try await answer(request, exchange)
+      let response = try await answer(read, exchange)
       await close(slot, with: response)
       return response
     } catch {

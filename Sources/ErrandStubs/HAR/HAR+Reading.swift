@@ -2,7 +2,7 @@ import Errand
 import Foundation
 
 extension HAR {
-  /// Read a HAR, leniently (see ``HAR``).
+  /// Read a HAR, leniently (see ``HAR``); a UTF-8 byte order mark is skipped.
   ///
   /// The document's size is checked before it is parsed, and nesting deeper than 512 levels is
   /// refused, so no input exhausts memory or the stack.
@@ -21,7 +21,9 @@ extension HAR {
     }
     let document: JSONValue
     do {
-      document = try JSONValue.parse(data)
+      // Windows tools may start the file with a UTF-8 byte order mark.
+      let hasMark = data.starts(with: [0xEF, 0xBB, 0xBF])
+      document = try JSONValue.parse(hasMark ? Data(data.dropFirst(3)) : data)
     } catch {
       throw HARError(
         .invalidJSON,
@@ -36,7 +38,7 @@ extension HAR {
     }
   }
 
-  /// Read a HAR file, leniently (see ``HAR``). A regular file over
+  /// Read a HAR file, leniently (see ``HAR``). A regular file (or a link to one) over
   /// ``Limits/maximumDocumentSize`` is refused by its size, before a byte is read; from anything
   /// else (a pipe, a device) at most one byte more than the limit is read.
   /// - Parameters:
@@ -46,7 +48,9 @@ extension HAR {
   ///   over the limit, else what ``init(data:limits:)`` throws.
   public init(contentsOf url: URL, limits: Limits = .default) throws(HARError) {
     let limit = max(limits.maximumDocumentSize, 0)
-    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+    // The file a link names: its size, not the link's, says whether it is too large.
+    let attributes = try? FileManager.default.attributesOfItem(
+      atPath: url.resolvingSymlinksInPath().path)
     if attributes?[.type] as? FileAttributeType == .typeRegular,
       let size = (attributes?[.size] as? NSNumber)?.intValue, size > limit
     {

@@ -343,4 +343,27 @@ struct HARProbe: Sendable, CustomTestStringConvertible {
       HTTPRequest(url: url("https://api.example.com/v1/dogs")))
     #expect(answer.body == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
   }
+
+  /// Windows tools (Fiddler, Charles on Windows) may start the file with a UTF-8 byte order mark.
+  @Test func aByteOrderMarkIsSkipped() throws {
+    var document = Data([0xEF, 0xBB, 0xBF])
+    document.append(harDocument(entries: [harEntry()]))
+    #expect(try HAR(data: document).log.entries.count == 1)
+  }
+
+  /// A link to a huge file is refused by the size of the file it names, before a byte is read.
+  @Test func aLinkToAHugeFileIsRefusedByItsTargetsSize() throws {
+    let folder = temporaryCassette("huge").deletingLastPathComponent()
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let target = folder.appendingPathComponent("huge.har")
+    #expect(FileManager.default.createFile(atPath: target.path, contents: Data(#"{"log":"#.utf8)))
+    let handle = try FileHandle(forWritingTo: target)
+    try handle.truncate(atOffset: 200_000_000)
+    try handle.close()
+    let link = folder.appendingPathComponent("link.har")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+    let error = try #require(throws: HARError.self) { try HAR(contentsOf: link) }
+    #expect(error.description.contains("is 200000000 bytes, over the limit of 104857600"))
+  }
 }

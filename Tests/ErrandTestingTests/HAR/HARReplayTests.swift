@@ -178,3 +178,20 @@ enum HARReplayer: String, Sendable, CaseIterable {
     #expect(avatar.value == HARReplayCase.png)
   }
 }
+
+/// README's "HAR" lines, run as written.
+@Suite(.timeLimit(.minutes(1))) struct ReadmeHARExampleTests {
+  @Test func replaysAChromeSession() async throws {
+    let har = try HAR(data: try Fixtures.nearest().data("har/chrome-devtools.har"))
+    let client = APIClient(
+      baseURL: URL(string: "https://api.shop.example.com/v1")!,
+      transport: try CassetteTransport(har: har))
+    let cart = try await client.send(
+      Endpoint<Data>(path: "cart", query: [URLQueryItem(name: "currency", value: "EUR")]))
+    #expect(cart == Data(#"{"items":[],"total":0,"currency":"EUR"}"#.utf8))
+
+    let stub = StubTransport()
+    let skipped = try await stub.on(har: har)
+    #expect(skipped.map(\.index) == [3])
+  }
+}

@@ -2,9 +2,9 @@ import Errand
 import Foundation
 
 extension HAR {
-  /// The archive as HAR 1.2 JSON, its secrets hidden first (``redacted(with:)``): pretty,
-  /// keys sorted, dates in UTC with milliseconds, so that the same archive always gives the same
-  /// bytes, and reading them back and writing again does too.
+  /// The archive as HAR 1.2 JSON, its secrets hidden first (``redacted(with:)``): indented by
+  /// two spaces, keys sorted, dates in UTC with milliseconds, so that the same archive always
+  /// gives the same bytes, and reading them back and writing again does too.
   /// - Parameter redaction: What is secret; `Redaction.default` by default. `Authorization`,
   ///   `Proxy-Authorization`, `Cookie`, `Set-Cookie` and cookie values are hidden whatever it
   ///   says.
@@ -12,14 +12,17 @@ extension HAR {
   /// - Throws: ``HARError`` (`.unwritable`) if the archive cannot be encoded.
   public func encoded(redaction: Redaction = .default) throws(HARError) -> Data {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let compact: Data
     do {
-      var data = try encoder.encode(redacted(with: redaction))
-      data.append(UInt8(ascii: "\n"))
-      return data
+      compact = try encoder.encode(redacted(with: redaction))
     } catch {
       throw HARError(.unwritable, reason: "it cannot be encoded (\(error))")
     }
+    // Laid out by Errand's own writer rather than the encoder's, whose pretty form differs
+    // between Foundations (and writes an empty list over three lines).
+    guard let document = try? JSONValue.parse(compact) else { return compact }
+    return Data((document.pretty + "\n").utf8)
   }
 
   /// Write the archive to a file, atomically, its secrets hidden (see ``encoded(redaction:)``).

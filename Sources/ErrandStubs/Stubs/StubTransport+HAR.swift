@@ -76,17 +76,32 @@ extension StubTransport {
         comment: comment)
     }
     var timings = HAR.Timings()
-    if let metrics = response.metrics, let start = metrics.responseStart {
-      timings.wait = HAR.milliseconds(start - (metrics.requestStart ?? .zero))
-      if let end = metrics.responseEnd {
-        timings.receive = HAR.milliseconds(end - start)
-      }
+    if let metrics = response.metrics {
+      timings = Self.timings(metrics)
     }
     return HAR.Entry(
       startedDateTime: exchange.date, time: timings.total,
       request: HAR.Request(exchange.request), response: HAR.Response(response),
-      timings: timings,
+      timings: timings, serverIPAddress: response.metrics?.remoteAddress,
       comment: exchange.streamed ? "The body was streamed; the journal keeps the head only." : nil)
+  }
+
+  /// HAR's phases from an answer's metrics (the stub's own, on its clock, or those a route or an
+  /// upstream reported); `-1` for a phase the metrics do not cover.
+  private static func timings(_ metrics: TransferMetrics) -> HAR.Timings {
+    func span(_ start: Duration?, _ end: Duration?) -> Double {
+      guard let start, let end, end >= start else { return -1 }
+      return HAR.milliseconds(end - start)
+    }
+    var timings = HAR.Timings(
+      dns: span(metrics.domainLookupStart, metrics.domainLookupEnd),
+      connect: span(metrics.connectStart, metrics.connectEnd),
+      ssl: span(metrics.secureConnectionStart, metrics.secureConnectionEnd))
+    if let start = metrics.responseStart {
+      timings.wait = max(span(metrics.requestStart ?? .zero, start), 0)
+      timings.receive = max(span(start, metrics.responseEnd), 0)
+    }
+    return timings
   }
 
   /// What makes two requests the same route: the method, the path and the query's items.

@@ -128,6 +128,27 @@ struct HARSecretCase: Sendable, CustomTestStringConvertible {
     #expect(entry.time == 1500)
   }
 
+  @Test func theJournalKeepsThePhasesAndAddressAnAnswerReports() async throws {
+    var reported = TransferMetrics()
+    reported.domainLookupStart = .zero
+    reported.domainLookupEnd = .milliseconds(3)
+    reported.connectStart = .milliseconds(3)
+    reported.connectEnd = .milliseconds(40)
+    reported.secureConnectionStart = .milliseconds(10)
+    reported.secureConnectionEnd = .milliseconds(40)
+    reported.remoteAddress = "203.0.113.5"
+    let stub = StubTransport(clock: ImmediateClock())
+    await stub.on(
+      .get, "/v1/dogs",
+      .json([Dog(name: "Rex")]).delayed(by: .milliseconds(50)).withMetrics(reported))
+    _ = try await APIClient(baseURL: base, transport: stub).send(Endpoint<Data>(path: "dogs"))
+    let entry = try #require(await stub.har().log.entries.first)
+    #expect(
+      entry.timings == HAR.Timings(dns: 3, connect: 37, send: 0, wait: 50, receive: 0, ssl: 30))
+    #expect(entry.time == 90)
+    #expect(entry.serverIPAddress == "203.0.113.5")
+  }
+
   @Test(arguments: CassetteTests.bodies)
   func aCassetteGoesToHARAndBackByteForByte(_ bodyCase: BodyCase) async throws {
     let file = temporaryCassette()

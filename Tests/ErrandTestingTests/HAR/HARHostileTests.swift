@@ -295,7 +295,7 @@ struct HARProbe: Sendable, CustomTestStringConvertible {
     for secret in ["sess-0f9e8d7c", "cmV4Omh1bnRlcjI=", "hunter2"] {
       #expect(!written.contains(secret), "\(secret) written:\n\(written)")
     }
-    #expect(written.contains(#""value" : "you sent <redacted>""#))
+    #expect(written.contains(#""value": "you sent <redacted>""#))
     // Without naming X-Session, only the credential is hidden: the redaction decides.
     #expect(utf8Text(try har.encoded()).contains("sess-0f9e8d7c"))
     #expect(!utf8Text(try har.encoded()).contains("cmV4Omh1bnRlcjI="))

@@ -38,7 +38,7 @@ struct HARFixtureFacts: Sendable, CustomTestStringConvertible {
     #expect(har.log.entries.count == facts.entries)
     #expect(har.skippedEntries.map(\.index) == facts.skipped)
     let written = try #require(String(data: try har.encoded(), encoding: .utf8))
-    #expect(written.contains(#""startedDateTime" : "\#(facts.firstDate)""#))
+    #expect(written.contains(#""startedDateTime": "\#(facts.firstDate)""#))
   }
 
   @Test func chromeExtrasAreToleratedAndItsFieldsKept() throws {
@@ -118,7 +118,7 @@ struct HARFixtureFacts: Sendable, CustomTestStringConvertible {
         entries: [harEntry()].map {
           $0.replacingOccurrences(of: "2024-01-02T03:04:05.678Z", with: read)
         }))
-    #expect(utf8Text(try har.encoded()).contains(#""startedDateTime" : "\#(written)""#))
+    #expect(utf8Text(try har.encoded()).contains(#""startedDateTime": "\#(written)""#))
   }
 
   @Test func aHARBuiltInCodeIsWrittenAsValidHAR() throws {
@@ -128,12 +128,12 @@ struct HARFixtureFacts: Sendable, CustomTestStringConvertible {
       response: HAR.Response(status: 200, content: HAR.Content(size: -5)),
       timings: HAR.Timings(blocked: .infinity, wait: -3))
     let written = utf8Text(try HAR(entries: [entry]).encoded())
-    #expect(written.contains(#""startedDateTime" : "2023-11-14T22:13:20.500Z""#))
-    #expect(written.contains(#""time" : 0"#))
-    #expect(written.contains(#""blocked" : -1"#))
-    #expect(written.contains(#""wait" : 0"#))
-    #expect(written.contains(#""size" : 0"#))
-    #expect(written.contains(#""name" : "Errand""#))
+    #expect(written.contains(#""startedDateTime": "2023-11-14T22:13:20.500Z""#))
+    #expect(written.contains(#""time": 0"#))
+    #expect(written.contains(#""blocked": -1"#))
+    #expect(written.contains(#""wait": 0"#))
+    #expect(written.contains(#""size": 0"#))
+    #expect(written.contains(#""name": "Errand""#))
   }
 
   @Test func jsonDecoderReadsTheModelToo() throws {
@@ -141,4 +141,143 @@ struct HARFixtureFacts: Sendable, CustomTestStringConvertible {
     let decoded = try JSONDecoder().decode(HAR.self, from: data)
     #expect(decoded == (try harFixture("charles-proxy.har")))
   }
+
+  @Test(
+    arguments: [
+      (#""status":200"#, #""status":200.0"#, "response.status 200"),
+      (
+        #""headersSize":-1,"bodySize":0"#, #""headersSize":12.7,"bodySize":-9"#,
+        "request sizes 12 -1"
+      ),
+      (#""time":1,"#, #""time":null,"#, "time 0.0"),
+      (#""cache":{}"#, #""cache":null"#, "cache empty"),
+      (
+        #""timings":{"send":0,"wait":1,"receive":0}"#, #""timings":{"wait":2}"#,
+        "timings 0.0 2.0 0.0"
+      ),
+      (#""cookies":[],"headers":[]"#, #""cookies":null,"headers":null"#, "request lists empty"),
+      (
+        #""statusText":"OK""#, #""statusText":null,"_charlesStatus":"COMPLETE""#, "statusText empty"
+      ),
+    ])
+  func toolsDifferencesAreReadLeniently(
+    _ original: String, _ replacement: String, _ expected: String
+  )
+    throws
+  {
+    let entry = harEntry(extra: #","connection":443"#)
+    #expect(entry.contains(original), "the probe's entry has \(original)")
+    let read = try #require(
+      try HAR(
+        data: harDocument(entries: [entry.replacingOccurrences(of: original, with: replacement)])
+      )
+      .log.entries.first)
+    let facts = [
+      "response.status \(read.response.status)",
+      "request sizes \(read.request.headersSize) \(read.request.bodySize)",
+      "time \(read.time)", read.cache == HAR.Cache() ? "cache empty" : "cache",
+      "timings \(read.timings.send) \(read.timings.wait) \(read.timings.receive)",
+      read.request.cookies.isEmpty && read.request.headers.isEmpty
+        ? "request lists empty" : "lists",
+      read.response.statusText.isEmpty ? "statusText empty" : "statusText",
+    ]
+    #expect(facts.contains(expected), "\(facts)")
+    #expect(read.connection == "443")
+  }
+
+  /// The layout Errand writes, in full: keys sorted, two-space indent, dates in UTC with
+  /// milliseconds, secrets hidden.
+  @Test func theWrittenLayoutIsExactlyThis() throws {
+    let entry = HAR.Entry(
+      startedDateTime: Date(timeIntervalSince1970: 1_700_000_000.25), time: 12.5,
+      request: HAR.Request(
+        method: "POST", url: "https://api.example.com/v1/dogs?token=abc12345&page=2",
+        headers: [HAR.Header(name: "Authorization", value: "Bearer abcdefgh")],
+        queryString: [
+          HAR.QueryParameter(name: "token", value: "abc12345"),
+          HAR.QueryParameter(name: "page", value: "2"),
+        ],
+        postData: HAR.PostData(
+          mimeType: "application/json", text: #"{"name":"Rex","password":"hunter22"}"#),
+        bodySize: 36),
+      response: HAR.Response(
+        status: 201, statusText: "Created",
+        content: HAR.Content(size: 2, mimeType: "application/json", text: "{}")),
+      timings: HAR.Timings(send: 0.5, wait: 12, receive: 0))
+    let written = utf8Text(try HAR(entries: [entry]).encoded())
+    #expect(
+      written == Self.layout.replacingOccurrences(of: "VERSION", with: HAR.Creator.errand.version))
+  }
+
+  static let layout = """
+    {
+      "log": {
+        "creator": {
+          "name": "Errand",
+          "version": "VERSION"
+        },
+        "entries": [
+          {
+            "cache": {},
+            "request": {
+              "bodySize": 38,
+              "cookies": [],
+              "headers": [
+                {
+                  "name": "Authorization",
+                  "value": "<redacted>"
+                }
+              ],
+              "headersSize": -1,
+              "httpVersion": "HTTP/1.1",
+              "method": "POST",
+              "postData": {
+                "mimeType": "application/json",
+                "text": "{\"name\":\"Rex\",\"password\":\"<redacted>\"}"
+              },
+              "queryString": [
+                {
+                  "name": "token",
+                  "value": "<redacted>"
+                },
+                {
+                  "name": "page",
+                  "value": "2"
+                }
+              ],
+              "url": "https://api.example.com/v1/dogs?token=%3Credacted%3E&page=2"
+            },
+            "response": {
+              "bodySize": -1,
+              "content": {
+                "mimeType": "application/json",
+                "size": 2,
+                "text": "{}"
+              },
+              "cookies": [],
+              "headers": [],
+              "headersSize": -1,
+              "httpVersion": "HTTP/1.1",
+              "redirectURL": "",
+              "status": 201,
+              "statusText": "Created"
+            },
+            "startedDateTime": "2023-11-14T22:13:20.250Z",
+            "time": 12.5,
+            "timings": {
+              "blocked": -1,
+              "connect": -1,
+              "dns": -1,
+              "receive": 0,
+              "send": 0.5,
+              "ssl": -1,
+              "wait": 12
+            }
+          }
+        ],
+        "version": "1.2"
+      }
+    }
+
+    """
 }

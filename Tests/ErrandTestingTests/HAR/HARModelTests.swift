@@ -209,7 +209,7 @@ struct HARFixtureFacts: Sendable, CustomTestStringConvertible {
       written == Self.layout.replacingOccurrences(of: "VERSION", with: HAR.Creator.errand.version))
   }
 
-  static let layout = """
+  static let layout = #"""
     {
       "log": {
         "creator": {
@@ -279,5 +279,5 @@ struct HARFixtureFacts: Sendable, CustomTestStringConvertible {
       }
     }
 
-    """
+    """#
 }

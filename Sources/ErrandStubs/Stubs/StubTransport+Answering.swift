@@ -202,7 +202,7 @@ extension StubTransport {
   ) {
     record(request)
     if let index = routes.firstIndex(where: {
-      scenarioMiss(of: $0) == nil && $0.matcher.matches(request)
+      scenarioAdmits($0) && $0.matcher.matches(request)
     }) {
       routes[index].calls += 1
       advanceScenario(of: routes[index])
@@ -292,7 +292,7 @@ extension StubTransport {
       let methodScore = hint.method.map { $0 == request.method ? 0.5 : 0 } ?? 0.25
       let pathScore = hint.path.map { PathTemplate.similarity($0, request.url.path) } ?? 0
       // Only a route its scenario held back can match here: the others were all tried.
-      let heldBack = scenarioMiss(of: route) != nil && route.matcher.matches(request)
+      let heldBack = !scenarioAdmits(route) && route.matcher.matches(request)
       return ((heldBack ? 2 : 0) + methodScore + pathScore, offset)
     }
     // Only the routes shown are asked why they did not match: a JSON difference is not free.

@@ -33,14 +33,23 @@ extension StubTransport {
     scenarioStates = [:]
   }
 
-  /// Why a route's scenario keeps it from answering now (`requires scenario "Dogs" in state
-  /// "Created"; it is "Started"`), or `nil` when it may answer.
-  func scenarioMiss(of route: Route) -> String? {
+  /// Whether a route's scenario lets it answer now: it has none, requires no state, or is in the
+  /// state it requires.
+  func scenarioAdmits(_ route: Route) -> Bool {
     guard let step = route.response.terms.scenario, let required = step.requires else {
-      return nil
+      return true
     }
+    return scenarioState(step.name) == required
+  }
+
+  /// Why a route's scenario keeps it from answering now (`requires scenario "Dogs" in state
+  /// "Created"; it is "Started"`), or `nil` when it may answer. Only reports call it: the text
+  /// is not free.
+  func scenarioMiss(of route: Route) -> String? {
+    guard !scenarioAdmits(route), let step = route.response.terms.scenario,
+      let required = step.requires
+    else { return nil }
     let state = scenarioState(step.name)
-    guard state != required else { return nil }
     return "requires scenario \(StubScenario.quoted(step.name)) in state "
       + "\(StubScenario.quoted(required)); it is \(StubScenario.quoted(state))"
   }

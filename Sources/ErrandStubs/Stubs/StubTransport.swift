@@ -26,9 +26,13 @@ public actor StubTransport: Transport {
     var response: StubResponse
     var location: CallSite
     var calls = 0
+    /// The failure last reported for the route, so that verifying again does not repeat it.
+    var reported: String?
   }
 
   var routes: [Route] = []
+  /// Each scenario's state, for the scenarios not in ``StubScenario/started``.
+  package var scenarioStates: [String: String] = [:]
   let fallback: (@Sendable (HTTPRequest) async throws -> StubResponse)?
   let defaultDelay: Duration
   let clock: any Clock<Duration>

@@ -24,7 +24,7 @@ extension HAR {
   }
 
   /// The entries a replay (``CassetteTransport/init(har:matching:allowsRepeats:limits:fileID:filePath:line:column:)``,
-  /// ``StubTransport/on(har:limits:fileID:filePath:line:column:)``) leaves out, and why.
+  /// ``StubTransport/on(har:limits:allowingUnused:fileID:filePath:line:column:)``) leaves out, and why.
   public var skippedEntries: [SkippedEntry] {
     log.entries.enumerated().compactMap { index, entry in
       guard entry.response.status == 0 else { return nil }

@@ -14,10 +14,13 @@ extension StubTransport {
   /// ```
   ///
   /// Every entry is checked before any route is added, so a HAR that cannot be replayed adds
-  /// none.
+  /// none. Like every route, one no request used is reported (by the `.stubbed` trait,
+  /// ``verifyAllRoutesUsed()``) unless `allowingUnused`: a captured session often holds more
+  /// than a test asks for.
   /// - Parameters:
   ///   - har: The archive.
   ///   - limits: How large a body to replay.
+  ///   - allowingUnused: Whether the routes may go unused without being reported.
   ///   - fileID: Where the routes are registered; filled in by the compiler.
   ///   - filePath: Where the routes are registered; filled in by the compiler.
   ///   - line: Where the routes are registered; filled in by the compiler.
@@ -26,8 +29,9 @@ extension StubTransport {
   /// - Throws: ``HARError`` naming the entry and the field that cannot be replayed.
   @discardableResult
   public func on(
-    har: HAR, limits: HAR.Limits = .default, fileID: String = #fileID,
-    filePath: String = #filePath, line: Int = #line, column: Int = #column
+    har: HAR, limits: HAR.Limits = .default, allowingUnused: Bool = false,
+    fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+    column: Int = #column
   ) throws(HARError) -> [HAR.SkippedEntry] {
     var order: [String] = []
     var groups: [String: (request: HTTPRequest, entries: [Int], answers: [StubResponse])] = [:]
@@ -42,9 +46,10 @@ extension StubTransport {
     }
     for key in order {
       guard let group = groups[key] else { continue }
+      let answer = group.answers.count == 1 ? group.answers[0] : .sequence(group.answers)
       on(
         Self.matcher(for: group.request, entries: group.entries),
-        group.answers.count == 1 ? group.answers[0] : .sequence(group.answers),
+        allowingUnused ? answer.allowingUnused() : answer,
         fileID: fileID, filePath: filePath, line: line, column: column)
     }
     return har.skippedEntries

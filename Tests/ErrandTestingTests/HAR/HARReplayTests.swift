@@ -153,6 +153,26 @@ enum HARReplayer: String, Sendable, CaseIterable {
     #expect(wrongMethod.description.contains("method: expected GET, sent DELETE"))
   }
 
+  @Test(arguments: [false, true])
+  func unusedRoutesAreReportedUnlessAllowed(_ allowingUnused: Bool) async throws {
+    let stub = StubTransport()
+    let line = #line + 1
+    try await stub.on(har: try harFixture("charles-proxy.har"), allowingUnused: allowingUnused)
+    _ = try await stub.send(
+      HTTPRequest(method: .delete, url: url("https://api.example.org/v2/sessions/current")))
+    let unused = await stub.unusedRoutes
+    #expect(
+      unused
+        == (allowingUnused
+          ? []
+          : [
+            "POST https://auth.example.org/oauth/token (HAR entry 0) (registered at "
+              + "HARReplayTests.swift:\(line))",
+            "GET https://cdn.example.org/avatars/rex.png?size=1 (HAR entry 1) (registered at "
+              + "HARReplayTests.swift:\(line))",
+          ]))
+  }
+
   @Test func aCassetteTransportReadsAHARFileAndNamesItWhenNothingMatches() async throws {
     let file = try Fixtures.nearest().url("har/charles-proxy.har")
     let cassette = try CassetteTransport(harAt: file)

@@ -248,6 +248,39 @@ import Testing
     #expect(await stub.verifyExpectations() == [])
   }
 
+  @Test func theArticlesNearMissCannotComeFromTheArticlesOwnRoutes() async throws {
+    let stub = StubTransport()
+    let rex = Dog(name: "Rex")
+    await stub.on(
+      .get, "/v1/dogs", .json([Dog]()).inScenario("Dogs", requires: StubScenario.started))
+    await stub.on(.post, "/v1/dogs", .json(rex, status: 201).inScenario("Dogs", movesTo: "Created"))
+    await stub.on(.get, "/v1/dogs", .json([rex]).inScenario("Dogs", requires: "Created"))
+    // The article and README show, right after these routes, `GET /v1/dogs` unmatched with
+    // `requires scenario "Dogs" in state "Created"; it is "Started"`. In "Started" the first
+    // route answers.
+    await withKnownIssue("the sample report needs a state in which no GET route answers") {
+      await #expect(throws: UnmatchedRequest.self) {
+        _ = try await stub.send(request(.get, "/v1/dogs"))
+      }
+    }
+  }
+
+  @Test func currentOutsideAStubbedTestIsReportedWhereItWasRead() async throws {
+    let reported = Reported()
+    withKnownIssue {
+      _ = StubTransport.current
+    } matching: { issue in
+      reported.fileIDs.append(
+        "\(issue.sourceLocation?.fileID ?? ""):\(issue.sourceLocation?.line ?? 0)")
+      return true
+    }
+    // It names ErrandStubs/StubTransport.swift with the line (and the file path) of
+    // StubTransport+Verification.swift: a place that is neither the test's nor the getter's.
+    withKnownIssue("StubTransport.current records its issue at a hard-coded fileID") {
+      #expect(reported.fileIDs.allSatisfy { $0.hasPrefix(#fileID) }, "\(reported.fileIDs)")
+    }
+  }
+
   // MARK: - Counts and states across the ways a call is answered
 
   @Test func aCallCancelledInItsDelayIsCountedOnceAndMovesTheStateOnce() async throws {

@@ -83,12 +83,14 @@ extension StubTransport {
   }
 
   /// How many calls the routes registered with a matcher that reads as this one
-  /// (its `description`, such as `POST /v1/dogs JSON body {"name":"Rex"}`) answered.
+  /// (its `description`, such as `POST /v1/dogs JSON body {"name":"Rex"}`) answered. Secret
+  /// values, which a description shows as `<redacted>`, are compared as written: a route that
+  /// matches `Bearer a` is not counted for `.header("Authorization", "Bearer b")`.
   /// - Parameter matcher: The matcher, written as the routes were.
   /// - Returns: The calls, summed over every such route.
   public func callCount(for matcher: RequestMatcher) -> Int {
     routes.reduce(0) { sum, route in
-      route.matcher.description == matcher.description ? sum + route.calls : sum
+      route.matcher.written == matcher.written ? sum + route.calls : sum
     }
   }
 }

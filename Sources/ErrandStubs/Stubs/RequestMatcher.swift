@@ -48,13 +48,14 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
   /// The clauses `request` fails, each with what it sent instead: `method: expected GET, sent
   /// POST`, `header X-Trace: expected abc, sent none`, a JSON body's differences path by path.
-  /// Empty when it matches. Secret values read `<redacted>`.
+  /// Empty when it matches. Secret values read `<redacted>`, and a line break or a bidirectional
+  /// override in a value is escaped (`\n`, `\u{202E}`), so that each line says what it seems to.
   /// - Parameter request: The request.
   /// - Returns: One line per failed clause (a JSON body adds indented lines).
   public func mismatches(_ request: HTTPRequest) -> [String] {
     let parts = clauses.isEmpty ? [self] : clauses
     return parts.filter { !$0.matches(request) }.map { clause in
-      clause.sentInstead?(request) ?? "\(clause.description): not matched"
+      clause.sentInstead?(request) ?? "\(DiagnosticText.escaped(clause.description)): not matched"
     }
   }
 
@@ -74,7 +75,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public static func method(_ method: HTTPMethod) -> RequestMatcher {
     RequestMatcher(
       method.rawValue, hint: (method, nil),
-      sentInstead: { "method: expected \(method), sent \($0.method)" },
+      sentInstead: { DiagnosticText.escaped("method: expected \(method), sent \($0.method)") },
       matches: { $0.method == method })
   }
 
@@ -85,7 +86,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public static func path(_ template: String) -> RequestMatcher {
     RequestMatcher(
       template, hint: (nil, template),
-      sentInstead: { "path: expected \(template), sent \($0.url.path)" },
+      sentInstead: { DiagnosticText.escaped("path: expected \(template), sent \($0.url.path)") },
       matches: { PathTemplate.matches(template, $0.url.path) })
   }
 
@@ -108,11 +109,12 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         let sent = queryItems(of: request).filter { $0.name == name }
         let wanted = hidden ? value.map { _ in redacted } : value
         let expected = "query: expected \(name)\(wanted.map { "=\($0)" } ?? ""), sent "
-        return expected
-          + (sent.isEmpty
-            ? "none"
-            : sent.map { "\(name)=\(hidden ? redacted : $0.value ?? "")" }
-              .joined(separator: ", "))
+        return DiagnosticText.escaped(
+          expected
+            + (sent.isEmpty
+              ? "none"
+              : sent.map { "\(name)=\(hidden ? redacted : $0.value ?? "")" }
+                .joined(separator: ", ")))
       },
       matches: { request in
         queryItems(of: request).contains { $0.name == name && (value == nil || $0.value == value) }
@@ -146,7 +148,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         let hidden = redaction.hidesHeader(name)
         let expected =
           "header \(name): expected \(value.map { hidden ? redacted : $0 } ?? "any value"), sent "
-        return expected + (sent.isEmpty ? "none" : sent.joined(separator: ", "))
+        return DiagnosticText.escaped(
+          expected + (sent.isEmpty ? "none" : sent.joined(separator: ", ")))
       },
       matches: { request in
         value.map { request.headers.values(for: name).contains($0) }

@@ -121,9 +121,10 @@ extension Transport where Self == StubTransport {
 }
 
 extension StubTransport.Route {
-  /// The route's matcher as a report names it: cut to a few hundred characters, so that a
-  /// report stays short whatever the route.
+  /// The route's matcher as a report names it: on one line, with anything that could disguise
+  /// the report (a line break, a bidirectional override) escaped as `\n` or `\u{202E}`, and cut
+  /// to a few hundred characters, so that a report stays short whatever the route.
   var shownMatcher: String {
-    DiagnosticText.cut(matcher.description, to: 500)
+    DiagnosticText.cut(DiagnosticText.escaped(matcher.description), to: 500)
   }
 }

@@ -29,11 +29,14 @@ public struct UnmatchedRequest: Error, CustomStringConvertible, LocalizedError {
     if !shown.headers.isEmpty {
       lines.append("headers:")
       lines += DiagnosticText.list(
-        shown.headers.fields.map { "  \(DiagnosticText.cut($0.description))" }, noun: "headers")
+        shown.headers.fields.map {
+          "  \(DiagnosticText.cut(DiagnosticText.escaped($0.description)))"
+        },
+        noun: "headers")
     }
     if let body = shown.body, !body.isEmpty {
       let text = String(data: body.prefix(200), encoding: .utf8) ?? "\(body.count) bytes"
-      lines.append("body: \(text)\(body.count > 200 ? "…" : "")")
+      lines.append("body: \(DiagnosticText.escaped(text))\(body.count > 200 ? "…" : "")")
     }
     if closestRoutes.isEmpty {
       lines.append("no routes are registered")

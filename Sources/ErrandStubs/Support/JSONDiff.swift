@@ -50,14 +50,15 @@ enum JSONDiff {
       let shown = redaction.redact(
         body: actual.prefix(200), contentType: "application/x-www-form-urlencoded")
       let text = String(decoding: shown, as: UTF8.self)
-      return ["the body is not JSON: \(text.isEmpty ? "(empty)" : text)"]
+      return ["the body is not JSON: \(text.isEmpty ? "(empty)" : DiagnosticText.escaped(text))"]
     }
     var lines = Lines()
     compare(wanted, sent, at: "$", into: &lines, redaction: redaction)
     return lines.report
   }
 
-  /// Difference lines, kept to `limit`; the others are only counted.
+  /// Difference lines, kept to `limit`; the others are only counted. Each is one line: a key or
+  /// a value's line break or bidirectional override is escaped (`\n`, `\u{202E}`).
   struct Lines {
     var limit = JSONDiff.maximumLines
     var kept: [String] = []
@@ -68,7 +69,9 @@ enum JSONDiff {
 
     mutating func append(_ line: @autoclosure () -> String) {
       if kept.count < limit {
-        kept.append(DiagnosticText.cut(line(), to: 2 * DiagnosticText.maximumValue + 100))
+        kept.append(
+          DiagnosticText.cut(
+            DiagnosticText.escaped(line()), to: 2 * DiagnosticText.maximumValue + 100))
       } else {
         dropped += 1
       }

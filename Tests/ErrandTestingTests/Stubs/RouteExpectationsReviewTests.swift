@@ -155,11 +155,23 @@ import Testing
       failures = await stub.verifyExpectations()
     }
     #expect(failures.count == 2)
-    // Scenario names are escaped (`\n`, `\u{202E}`) so that a report cannot be disguised; the
-    // route itself is not.
-    withKnownIssue("shownMatcher cuts the matcher's description but does not escape it") {
-      #expect(failures.allSatisfy { !$0.contains("\n") && !$0.contains("\u{202E}") })
+    // Escaped as scenario names are (`\n`, `\u{202E}`), so that a report cannot be disguised.
+    #expect(failures.allSatisfy { !$0.contains("\n") && !$0.contains("\u{202E}") })
+    #expect(
+      failures.first?.hasPrefix(#"StubTransport route GET /v1/a\nStubTransport route GET /v1/b"#)
+        == true, "\(failures)")
+    #expect(failures.last?.contains(#"GET /v1/\u{202E}gnp.exe"#) == true, "\(failures)")
+    // The near miss names the routes the same way, and escapes what the request sent.
+    let error = try await #require(throws: UnmatchedRequest.self) {
+      _ = try await stub.send(request(.get, "/v1/a%0AStubTransport%20route"))
     }
+    let text = error.description
+    #expect(!text.contains("\u{202E}"), "\(text)")
+    #expect(text.contains(#"  GET /v1/a\nStubTransport route GET /v1/b"#), "\(text)")
+    #expect(
+      text.contains(#"- path: expected /v1/a\nStubTransport route GET /v1/b"#)
+        && text.contains(#"sent /v1/a\nStubTransport route"#), "\(text)")
+    #expect(!text.contains("\nStubTransport route GET /v1/b"), "\(text)")
   }
 
   @Test func callCountOfAMethodAndPathMissesTheSameRouteWrittenInAnotherOrder() async throws {

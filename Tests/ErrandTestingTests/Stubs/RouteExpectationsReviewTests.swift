@@ -189,6 +189,7 @@ import Testing
     let contract = Contract(
       "Dogs API",
       [.returns("list dogs", Endpoint<[Dog]>(path: "dogs"), rex, answer: .json(rex).times(1))])
+    let line = #line + 1
     let stub = contract.stub(baseURL: base)
     for _ in 0..<2 { _ = try await client(stub).send(Endpoint<[Dog]>(path: "dogs")) }
     let reported = Reported()
@@ -196,13 +197,17 @@ import Testing
     await withKnownIssue {
       failures = await stub.verifyExpectations()
     } matching: { issue in
-      reported.fileIDs.append(issue.sourceLocation?.fileID ?? "")
+      reported.fileIDs.append(
+        "\(issue.sourceLocation?.fileID ?? ""):\(issue.sourceLocation?.line ?? 0)")
       return true
     }
     #expect(failures.count == 1)
-    withKnownIssue("Contract.stub(baseURL:) registers its routes without a call site") {
-      #expect(reported.fileIDs == [#fileID], "\(failures)")
-    }
+    #expect(reported.fileIDs == ["\(#fileID):\(line)"], "\(failures)")
+    #expect(
+      failures == [
+        "StubTransport route GET /v1/dogs was expected 1 time and was called 2 times "
+          + "(registered at RouteExpectationsReviewTests.swift:\(line))"
+      ])
   }
 
   /// What a `matching:` closure saw.

@@ -222,31 +222,28 @@ import Testing
 
   // MARK: - The docs, as written
 
-  @Test func theVerifyExpectationsDocExampleFailsTheTestWhoseExpectationItPasses() async throws {
+  @Test func theVerifyExpectationsDocExampleRunsAsWritten() async throws {
     let stub = StubTransport()
     let line = #line + 1
     await stub.on(.get, "/v1/dogs", .json([Dog]()).times(2))
     for _ in 0..<3 { _ = try await stub.send(request(.get, "/v1/dogs")) }
-    // As `verifyExpectations()`'s doc comment writes it. The #expect holds; the test still gets
-    // an issue at the route's line, so a test written this way fails. Only that issue is
-    // matched: a failing #expect would fail this test.
-    await withKnownIssue("the doc example's #expect passes, and its test fails all the same") {
+    // As `verifyExpectations()`'s doc comment writes it: the issue at the route's line is a
+    // known one, and the #expect holds.
+    await withKnownIssue {
       #expect(
         await stub.verifyExpectations() == [
           "StubTransport route GET /v1/dogs was expected 2 times and was called 3 times "
             + "(registered at RouteExpectationsReviewTests.swift:\(line))"
         ])
-    } matching: { issue in
-      issue.sourceLocation?.line == line
     }
   }
 
-  @Test func readmesCountSnippetExpectsACountItsOwnCommentContradicts() async throws {
+  @Test func readmesCountSnippetExpectsTheCountItsOwnCommentReports() async throws {
     let stub = StubTransport()
     let line = #line + 1
     await stub.on(.get, "/v1/dogs", .json([Dog]()).times(2))
     // README: "// StubTransport route GET /v1/dogs was expected 2 times and was called 3 times"
-    // then "#expect(await stub.callCount(.get, "/v1/dogs") == 2)". Called three times:
+    // then "#expect(await stub.callCount(.get, "/v1/dogs") == 3)". Called three times:
     for _ in 0..<3 { _ = try await stub.send(request(.get, "/v1/dogs")) }
     var failures: [String] = []
     await withKnownIssue {
@@ -255,9 +252,7 @@ import Testing
       issue.sourceLocation?.line == line
     }
     #expect(failures.count == 1)
-    await withKnownIssue("README.md:222 expects 2 calls right under a report of 3") {
-      #expect(await stub.callCount(.get, "/v1/dogs") == 2)
-    }
+    #expect(await stub.callCount(.get, "/v1/dogs") == 3)
   }
 
   @Test func theArticlesSessionFlowRunsAsWritten() async throws {
@@ -278,21 +273,29 @@ import Testing
     #expect(await stub.verifyExpectations() == [])
   }
 
-  @Test func theArticlesNearMissCannotComeFromTheArticlesOwnRoutes() async throws {
-    let stub = StubTransport()
+  @Test func theArticlesNearMissComesFromTheRequiresCreatedRouteAlone() async throws {
     let rex = Dog(name: "Rex")
-    await stub.on(
+    // With the article's three routes, `GET /v1/dogs` in "Started" is answered by the first.
+    let flow = StubTransport()
+    await flow.on(
       .get, "/v1/dogs", .json([Dog]()).inScenario("Dogs", requires: StubScenario.started))
-    await stub.on(.post, "/v1/dogs", .json(rex, status: 201).inScenario("Dogs", movesTo: "Created"))
+    await flow.on(.post, "/v1/dogs", .json(rex, status: 201).inScenario("Dogs", movesTo: "Created"))
+    await flow.on(.get, "/v1/dogs", .json([rex]).inScenario("Dogs", requires: "Created"))
+    #expect(try await flow.send(request(.get, "/v1/dogs")).status == 200)
+    // The article and README show the report for the `requires: "Created"` route alone.
+    let stub = StubTransport()
+    let line = #line + 1
     await stub.on(.get, "/v1/dogs", .json([rex]).inScenario("Dogs", requires: "Created"))
-    // The article and README show, right after these routes, `GET /v1/dogs` unmatched with
-    // `requires scenario "Dogs" in state "Created"; it is "Started"`. In "Started" the first
-    // route answers.
-    await withKnownIssue("the sample report needs a state in which no GET route answers") {
-      await #expect(throws: UnmatchedRequest.self) {
-        _ = try await stub.send(request(.get, "/v1/dogs"))
-      }
+    let error = try await #require(throws: UnmatchedRequest.self) {
+      _ = try await stub.send(request(.get, "/v1/dogs"))
     }
+    #expect(
+      error.description == """
+        StubTransport has no route for GET https://api.example.com/v1/dogs
+        closest routes:
+          GET /v1/dogs (registered at RouteExpectationsReviewTests.swift:\(line))
+            - requires scenario "Dogs" in state "Created"; it is "Started"
+        """)
   }
 
   @Test func currentOutsideAStubbedTestIsReportedWhereItWasRead() async throws {

@@ -104,13 +104,15 @@ extension StubTransport {
   /// each case of a parameterized test) gets its own, so tests in parallel never share one, and
   /// the trait reports its unused routes and unmatched requests when the test ends.
   ///
-  /// Read outside such a test, it records an issue saying so and returns a fresh stub.
+  /// Read outside such a test, it records an issue saying so, at the declaration of the test
+  /// that read it (a getter cannot know its caller's line), and returns a fresh stub.
   public static var current: StubTransport {
     if let scoped {
       return scoped
     }
-    CallSite(fileID: "ErrandStubs/StubTransport.swift", filePath: #filePath, line: #line, column: 1)
-      .recordIssue("StubTransport.current is set only inside a test marked @Test(.stubbed)")
+    CallSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+      .recordIssueAtRunningTest(
+        "StubTransport.current is set only inside a test marked @Test(.stubbed)")
     return StubTransport()
   }
 

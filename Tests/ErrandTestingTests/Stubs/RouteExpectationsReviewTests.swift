@@ -298,7 +298,7 @@ import Testing
         """)
   }
 
-  @Test func currentOutsideAStubbedTestIsReportedWhereItWasRead() async throws {
+  @Test func currentOutsideAStubbedTestIsReportedAtTheTestThatReadIt() async throws {
     let reported = Reported()
     withKnownIssue {
       _ = StubTransport.current
@@ -307,11 +307,9 @@ import Testing
         "\(issue.sourceLocation?.fileID ?? ""):\(issue.sourceLocation?.line ?? 0)")
       return true
     }
-    // It names ErrandStubs/StubTransport.swift with the line (and the file path) of
-    // StubTransport+Verification.swift: a place that is neither the test's nor the getter's.
-    withKnownIssue("StubTransport.current records its issue at a hard-coded fileID") {
-      #expect(reported.fileIDs.allSatisfy { $0.hasPrefix(#fileID) }, "\(reported.fileIDs)")
-    }
+    // A getter cannot know its caller's line: the issue is at this test's declaration.
+    let declared = try #require(Test.current?.sourceLocation)
+    #expect(reported.fileIDs == ["\(#fileID):\(declared.line)"], "\(reported.fileIDs)")
   }
 
   // MARK: - Counts and states across the ways a call is answered

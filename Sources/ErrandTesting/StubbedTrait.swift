@@ -40,7 +40,8 @@ public struct StubbedTrait: TestTrait, TestScoping {
     await stub.verifyExpectations()
     for request in await stub.unmatchedRequests {
       Issue.record(
-        "StubTransport has no route for \(request)", sourceLocation: test.sourceLocation)
+        "StubTransport has no route for \(request.reportedDescription)",
+        sourceLocation: test.sourceLocation)
     }
     try outcome.get()
   }

@@ -12,4 +12,12 @@ package struct SwiftTestingIssueReporter: TestIssueReporter {
       sourceLocation: SourceLocation(
         fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
   }
+
+  package static func recordIssueAtRunningTest(_ message: String, otherwiseAt site: CallSite) {
+    guard let test = Test.current else {
+      recordIssue(message, at: site)
+      return
+    }
+    Issue.record(Comment(rawValue: message), sourceLocation: test.sourceLocation)
+  }
 }

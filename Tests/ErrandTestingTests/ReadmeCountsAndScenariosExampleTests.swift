@@ -13,30 +13,52 @@ import Testing
     let dogs = [Dog(name: "Rex")]
     let feed = [Dog(name: "Bella")]
     let token = Token(value: "t0k3n")
-    // As in README:
+    let failure = "StubTransport route GET /v1/dogs was expected 2 times and was called 3 times"
+    // As in README (and the DocC article), the issue at the first line expected:
     let line = #line + 1
     await stub.on(.get, "/v1/dogs", .json(dogs).times(2))  // exactly twice
     await stub.on(.get, "/v1/feed", .json(feed).atLeast(1))  // once or more
     await stub.on(.post, "/v1/refresh", .json(token).atMost(1))  // at most once, or not at all
     await stub.on(.post, "/v1/payments", .status(201).never())  // a call that must not happen
-    let client = client(stub)
-    for _ in 0..<2 { _ = try await client.send(Endpoint<[Dog]>(path: "dogs")) }
-    _ = try await client.send(Endpoint<[Dog]>(path: "feed"))
-    #expect(await stub.callCount(.get, "/v1/dogs") == 2)
-    #expect(await stub.verifyExpectations() == [])
-    // A third call still gets its answer, and is reported.
-    #expect(try await client.send(Endpoint<[Dog]>(path: "dogs")) == dogs)
-    let failure = "StubTransport route GET /v1/dogs was expected 2 times and was called 3 times"
-    var failures: [String] = []
+    // … the code under test calls GET /v1/feed once and GET /v1/dogs three times …
+    try await codeUnderTest(stub, dogs: dogs)
     await withKnownIssue {
-      failures = await stub.verifyExpectations()
+      await stub.verifyExpectations()
     } matching: { issue in
       issue.sourceLocation?.line == line && issue.comments.map(\.rawValue) == [failure]
     }
+    // StubTransport route GET /v1/dogs was expected 2 times and was called 3 times
+    #expect(await stub.callCount(.get, "/v1/dogs") == 3)
+    // The failure is also returned, with where the route was registered; reported once.
     #expect(
-      failures == [
+      await stub.verifyExpectations() == [
         "\(failure) (registered at ReadmeCountsAndScenariosExampleTests.swift:\(line))"
       ])
+  }
+
+  /// Calls GET /v1/feed once and GET /v1/dogs three times: the call past the limit still gets
+  /// its answer.
+  private func codeUnderTest(_ stub: StubTransport, dogs: [Dog]) async throws {
+    let client = client(stub)
+    _ = try await client.send(Endpoint<[Dog]>(path: "feed"))
+    for _ in 0..<3 { #expect(try await client.send(Endpoint<[Dog]>(path: "dogs")) == dogs) }
+  }
+
+  @Test func scenariosNearMiss() async throws {
+    let stub = StubTransport()
+    let rex = Dog(name: "Rex")
+    // As in README: only the third route, and `GET /v1/dogs` in the state "Started".
+    await stub.on(.get, "/v1/dogs", .json([rex]).inScenario("Dogs", requires: "Created"))
+    #expect(await stub.scenarioState("Dogs") == StubScenario.started)
+    let error = try await #require(throws: UnmatchedRequest.self) {
+      _ = try await stub.send(request(.get, "/v1/dogs"))
+    }
+    #expect(
+      error.description.contains(
+        "\n    - requires scenario \"Dogs\" in state \"Created\"; it is \"Started\""),
+      "\(error)")
+    await stub.setScenario("Dogs", to: "Created")
+    #expect(try await stub.send(request(.get, "/v1/dogs")).status == 200)
   }
 
   @Test(.stubbed) func scenarios() async throws {

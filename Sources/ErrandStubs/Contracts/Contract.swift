@@ -34,10 +34,38 @@ public struct Contract: Sendable {
 
   /// A stub that answers every case as the contract says, matching each on method, path, query
   /// and the endpoint's own headers, in the contract's order (put the more specific of two cases
-  /// for one path first); anything else is unmatched.
+  /// for one path first); anything else is unmatched. Each route is registered at the line that
+  /// calls this, so a count a case's answer breaks (`.json(dogs).times(1)`) is reported there.
+  /// - Parameters:
+  ///   - baseURL: The base URL the app's client uses.
+  ///   - fileID: Where the stub is made; filled in by the compiler.
+  ///   - filePath: Where the stub is made; filled in by the compiler.
+  ///   - line: Where the stub is made; filled in by the compiler.
+  ///   - column: Where the stub is made; filled in by the compiler.
+  /// - Returns: The stub.
+  public func stub(
+    baseURL: URL, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+    column: Int = #column
+  ) -> StubTransport {
+    makeStub(
+      baseURL: baseURL,
+      site: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// A stub that answers every case as the contract says; see
+  /// ``stub(baseURL:fileID:filePath:line:column:)``, which `stub(baseURL: base)` calls. This
+  /// one, reached only as a function value (`contract.stub(baseURL:)`), cannot know its
+  /// caller's line: its routes are registered here.
   /// - Parameter baseURL: The base URL the app's client uses.
   /// - Returns: The stub.
+  @_disfavoredOverload
   public func stub(baseURL: URL) -> StubTransport {
+    makeStub(
+      baseURL: baseURL,
+      site: CallSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
+  }
+
+  private func makeStub(baseURL: URL, site: CallSite) -> StubTransport {
     let builder = APIClient(baseURL: baseURL, transport: StubTransport())
     var routes = StubRoutes()
     for row in cases {
@@ -47,7 +75,9 @@ public struct Contract: Sendable {
         $0 && .query($1.name, $1.value)
       }
       let matcher = row.endpointHeaders.reduce(byQuery) { $0 && .header($1.name, $1.value) }
-      routes.on(matcher, row.answer)
+      routes.on(
+        matcher, row.answer, fileID: site.fileID, filePath: site.filePath, line: site.line,
+        column: site.column)
     }
     return .stub { $0 = routes }
   }

@@ -8,7 +8,7 @@ public struct NoPassthrough: Error, CustomStringConvertible, LocalizedError {
 
   /// What happened and what to do.
   public var description: String {
-    "StubTransport has no upstream for the passthrough route that matched \(request); "
+    "StubTransport has no upstream for the passthrough route that matched \(request.reportedDescription); "
       + "create it with StubTransport(passthrough:)"
   }
 

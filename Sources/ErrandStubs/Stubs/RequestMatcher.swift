@@ -11,8 +11,13 @@ import Foundation
 /// await stub.on(.method(.post) && .jsonBody(Dog(name: "Rex")), .status(201))
 /// ```
 public struct RequestMatcher: Sendable, CustomStringConvertible {
-  /// What the matcher checks, for example `GET /v1/dogs/{id}`.
+  /// What the matcher checks, for example `GET /v1/dogs/{id}`. The value of a header, query
+  /// parameter or JSON body field that `Redaction.default` hides reads `<redacted>`
+  /// (`header Authorization: <redacted>`), since reports name routes by it.
   public let description: String
+  /// The matcher as written, secret values included: what ``StubTransport/callCount(for:)``
+  /// compares, so that two routes whose secrets differ stay apart though they read the same.
+  let written: String
   private let predicate: @Sendable (HTTPRequest) -> Bool
   /// The method and path this matcher requires, when it is that simple; used to rank near misses.
   let hint: (method: HTTPMethod?, path: String?)
@@ -30,11 +35,12 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   }
 
   init(
-    _ description: String, hint: (method: HTTPMethod?, path: String?),
+    _ description: String, hint: (method: HTTPMethod?, path: String?), written: String? = nil,
     sentInstead: (@Sendable (HTTPRequest) -> String)? = nil,
     matches predicate: @escaping @Sendable (HTTPRequest) -> Bool
   ) {
     self.description = description
+    self.written = written ?? description
     self.hint = hint
     self.predicate = predicate
     self.sentInstead = sentInstead
@@ -42,13 +48,14 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
   /// The clauses `request` fails, each with what it sent instead: `method: expected GET, sent
   /// POST`, `header X-Trace: expected abc, sent none`, a JSON body's differences path by path.
-  /// Empty when it matches.
+  /// Empty when it matches. Secret values read `<redacted>`, and a line break or a bidirectional
+  /// override in a value is escaped (`\n`, `\u{202E}`), so that each line says what it seems to.
   /// - Parameter request: The request.
   /// - Returns: One line per failed clause (a JSON body adds indented lines).
   public func mismatches(_ request: HTTPRequest) -> [String] {
     let parts = clauses.isEmpty ? [self] : clauses
     return parts.filter { !$0.matches(request) }.map { clause in
-      clause.sentInstead?(request) ?? "\(clause.description): not matched"
+      clause.sentInstead?(request) ?? "\(DiagnosticText.escaped(clause.description)): not matched"
     }
   }
 
@@ -68,7 +75,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public static func method(_ method: HTTPMethod) -> RequestMatcher {
     RequestMatcher(
       method.rawValue, hint: (method, nil),
-      sentInstead: { "method: expected \(method), sent \($0.method)" },
+      sentInstead: { DiagnosticText.escaped("method: expected \(method), sent \($0.method)") },
       matches: { $0.method == method })
   }
 
@@ -79,24 +86,35 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public static func path(_ template: String) -> RequestMatcher {
     RequestMatcher(
       template, hint: (nil, template),
-      sentInstead: { "path: expected \(template), sent \($0.url.path)" },
+      sentInstead: { DiagnosticText.escaped("path: expected \(template), sent \($0.url.path)") },
       matches: { PathTemplate.matches(template, $0.url.path) })
   }
 
   /// Requests that have a query item with this name and, when given, this value (decoded).
+  ///
+  /// The value of a parameter that `Redaction.default` hides (`token`, `api_key`, …) reads
+  /// `<redacted>` in the matcher's description; a report of what a request sent instead hides
+  /// the values that the request's own redaction, or the default, hides.
   /// - Parameters:
   ///   - name: The query item name.
   ///   - value: The value, or `nil` to accept any.
   /// - Returns: The matcher.
   public static func query(_ name: String, _ value: String? = nil) -> RequestMatcher {
-    RequestMatcher(
-      "query \(name)\(value.map { "=\($0)" } ?? "")", hint: (nil, nil),
+    let shown = Redaction.default.hidesQueryParameter(name) ? value.map { _ in redacted } : value
+    return RequestMatcher(
+      "query \(name)\(shown.map { "=\($0)" } ?? "")", hint: (nil, nil),
+      written: "query \(name)\(value.map { "=\($0)" } ?? "")",
       sentInstead: { request in
+        let hidden = request.reportRedaction.hidesQueryParameter(name)
         let sent = queryItems(of: request).filter { $0.name == name }
-        let expected = "query: expected \(name)\(value.map { "=\($0)" } ?? ""), sent "
-        return expected
-          + (sent.isEmpty
-            ? "none" : sent.map { "\(name)=\($0.value ?? "")" }.joined(separator: ", "))
+        let wanted = hidden ? value.map { _ in redacted } : value
+        let expected = "query: expected \(name)\(wanted.map { "=\($0)" } ?? ""), sent "
+        return DiagnosticText.escaped(
+          expected
+            + (sent.isEmpty
+              ? "none"
+              : sent.map { "\(name)=\(hidden ? redacted : $0.value ?? "")" }
+                .joined(separator: ", ")))
       },
       matches: { request in
         queryItems(of: request).contains { $0.name == name && (value == nil || $0.value == value) }
@@ -111,19 +129,27 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   }
 
   /// Requests with a header of this name (any case) and, when given, this value.
+  ///
+  /// The value of a header that `Redaction.default` hides (`Authorization`, `X-API-Key`, …)
+  /// reads `<redacted>` in the matcher's description; a report of what a request sent instead
+  /// hides the values that the request's own redaction, or the default, hides.
   /// - Parameters:
   ///   - name: The header name.
   ///   - value: The value, or `nil` to accept any.
   /// - Returns: The matcher.
   public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
-    RequestMatcher(
-      "header \(name)\(value.map { ": \($0)" } ?? "")", hint: (nil, nil),
+    let shown = Redaction.default.hidesHeader(name) ? value.map { _ in redacted } : value
+    return RequestMatcher(
+      "header \(name)\(shown.map { ": \($0)" } ?? "")", hint: (nil, nil),
+      written: "header \(name)\(value.map { ": \($0)" } ?? "")",
       sentInstead: { request in
-        let sent = Redaction.default.redact(request.headers).values(for: name)
-        let hidden = Redaction.default.hidesHeader(name)
+        let redaction = request.reportRedaction
+        let sent = redaction.redact(request.headers).values(for: name)
+        let hidden = redaction.hidesHeader(name)
         let expected =
-          "header \(name): expected \(value.map { hidden ? "<redacted>" : $0 } ?? "any value"), sent "
-        return expected + (sent.isEmpty ? "none" : sent.joined(separator: ", "))
+          "header \(name): expected \(value.map { hidden ? redacted : $0 } ?? "any value"), sent "
+        return DiagnosticText.escaped(
+          expected + (sent.isEmpty ? "none" : sent.joined(separator: ", ")))
       },
       matches: { request in
         value.map { request.headers.values(for: name).contains($0) }
@@ -145,16 +171,29 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
   /// Requests whose body is JSON equal to `value` encoded: same keys and values, whatever the key
   /// order or spacing.
+  ///
+  /// The value of a field that `Redaction.default` hides (`password`, `token`, …) reads
+  /// `<redacted>` in the matcher's description; the differences a report lists hide the fields
+  /// that the request's own redaction, or the default, hides.
   /// - Parameter value: The expected body.
   /// - Returns: The matcher.
   public static func jsonBody<Value: Encodable>(_ value: Value) -> RequestMatcher {
     let expected = try? JSONEncoder().encode(value)
     let text = expected.flatMap { String(data: $0, encoding: .utf8) } ?? "an unencodable value"
+    let shown =
+      expected.map {
+        String(
+          decoding: Redaction.default.redact(body: $0, contentType: "application/json"),
+          as: UTF8.self)
+      } ?? text
     return RequestMatcher(
-      "JSON body \(DiagnosticText.cut(text))", hint: (nil, nil),
+      "JSON body \(DiagnosticText.cut(shown))", hint: (nil, nil),
+      written: "JSON body \(DiagnosticText.cut(text))",
       sentInstead: { request in
         guard let expected else { return "JSON body: the expected value does not encode" }
-        let lines = JSONDiff.differences(expected: expected, actual: request.body ?? Data())
+        let lines = JSONDiff.differences(
+          expected: expected, actual: request.body ?? Data(),
+          redaction: request.reportRedaction)
         return "JSON body differs:\n" + lines.map { "      \($0)" }.joined(separator: "\n")
       },
       matches: { request in
@@ -165,11 +204,13 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
   /// Both matchers.
   public static func && (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
-    if lhs.description == any.description {
+    if lhs.written == any.written {
       return rhs
     }
     let hint = (lhs.hint.method ?? rhs.hint.method, lhs.hint.path ?? rhs.hint.path)
-    var joined = RequestMatcher("\(lhs) \(rhs)", hint: hint) { lhs.matches($0) && rhs.matches($0) }
+    var joined = RequestMatcher(
+      "\(lhs) \(rhs)", hint: hint, written: "\(lhs.written) \(rhs.written)"
+    ) { lhs.matches($0) && rhs.matches($0) }
     joined.clauses =
       (lhs.clauses.isEmpty ? [lhs] : lhs.clauses) + (rhs.clauses.isEmpty ? [rhs] : rhs.clauses)
     return joined
@@ -177,13 +218,20 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
   /// Either matcher.
   public static func || (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
-    RequestMatcher("(\(lhs) or \(rhs))") { lhs.matches($0) || rhs.matches($0) }
+    RequestMatcher(
+      "(\(lhs) or \(rhs))", hint: (nil, nil), written: "(\(lhs.written) or \(rhs.written))"
+    ) { lhs.matches($0) || rhs.matches($0) }
   }
 
   /// Requests the matcher does not match.
   public static prefix func ! (matcher: RequestMatcher) -> RequestMatcher {
-    RequestMatcher("not (\(matcher))") { !matcher.matches($0) }
+    RequestMatcher("not (\(matcher))", hint: (nil, nil), written: "not (\(matcher.written))") {
+      !matcher.matches($0)
+    }
   }
+
+  /// What a hidden value reads.
+  private static let redacted = HTTPHeaders.redactedValue
 
   private static func queryItems(of request: HTTPRequest) -> [URLQueryItem] {
     URLComponents(url: request.url, resolvingAgainstBaseURL: true)?.queryItems ?? []
@@ -212,5 +260,12 @@ enum PathTemplate {
 
   private static func isPlaceholder(_ segment: Substring) -> Bool {
     segment.count > 2 && segment.first == "{" && segment.last == "}"
+  }
+}
+
+extension Redaction {
+  /// Whether a query parameter's value is hidden: one of ``queryParameters``, in any case.
+  fileprivate func hidesQueryParameter(_ name: String) -> Bool {
+    queryParameters.contains(name.lowercased())
   }
 }

@@ -31,7 +31,8 @@ struct RouteTerms: Sendable {
   func failure(of route: String, calls: Int) -> String? {
     let named = "StubTransport route \(route)"
     let called = "was called \(Self.times(calls))"
-    if fewest < 0 || most.map({ $0 < 0 }) == true {
+    // `least`, not `fewest`: allowingUnused() makes the fewest zero, and must not hide a mistake.
+    if least.map({ $0 < 0 }) == true || most.map({ $0 < 0 }) == true {
       return "\(named) was expected \(expected): a number of calls cannot be negative"
     }
     if let most, fewest > most {
@@ -48,8 +49,10 @@ struct RouteTerms: Sendable {
   }
 
   /// The calls expected, as a sentence says them: `2 times`, `at least 1 time`,
-  /// `at most 3 times`, `1 to 3 times`, `at least 3 and at most 1 times`.
+  /// `at most 3 times`, `1 to 3 times`, `at least 3 and at most 1 times`; a negative fewest is
+  /// said as written (`at least -5 times`), even on a route that may go unused.
   var expected: String {
+    let fewest = least.map { $0 < 0 ? $0 : self.fewest } ?? self.fewest
     guard let most else { return "at least \(Self.times(fewest))" }
     if fewest == most { return Self.times(most) }
     if fewest == 0 { return "at most \(Self.times(most))" }

@@ -300,7 +300,7 @@ extension StubTransport {
       let route = routes[$0.offset]
       let reasons = route.matcher.mismatches(request) + [scenarioMiss(of: route)].compactMap { $0 }
       let misses = reasons.map { "\n    - \($0)" }.joined()
-      return "\(route.matcher) (registered at \(route.location.short))\(misses)"
+      return "\(route.shownMatcher) (registered at \(route.location.short))\(misses)"
     }
   }
 }

@@ -21,7 +21,7 @@ public struct UnimplementedTransport: Transport {
 
     /// `Unimplemented transport "<name>" was asked to send GET https://…`.
     public var description: String {
-      "Unimplemented transport \"\(name)\" was asked to send \(request)"
+      "Unimplemented transport \"\(name)\" was asked to send \(request.reportedDescription)"
     }
 
     /// The same text as ``description``.

@@ -18,21 +18,25 @@ public struct UnmatchedRequest: Error, CustomStringConvertible, LocalizedError {
   }
 
   /// Names the request and lists the closest routes, with secrets hidden by the request's
-  /// `redaction`; long values, many headers and long differences are cut, so the report stays a
-  /// few kilobytes whatever the request.
+  /// `redaction` and by `Redaction.default` (a narrower redaction does not show a token in a
+  /// test report); long values, many headers and long differences are cut, so the report stays
+  /// a few kilobytes whatever the request.
   public var description: String {
-    let shown = request.redaction.redact(request)
+    let shown = request.reportRedaction.redact(request)
     var lines = [
-      "StubTransport has no route for \(DiagnosticText.cut(request.description, to: 500))"
+      "StubTransport has no route for \(DiagnosticText.cut(request.reportedDescription, to: 500))"
     ]
     if !shown.headers.isEmpty {
       lines.append("headers:")
       lines += DiagnosticText.list(
-        shown.headers.fields.map { "  \(DiagnosticText.cut($0.description))" }, noun: "headers")
+        shown.headers.fields.map {
+          "  \(DiagnosticText.cut(DiagnosticText.escaped($0.description)))"
+        },
+        noun: "headers")
     }
     if let body = shown.body, !body.isEmpty {
       let text = String(data: body.prefix(200), encoding: .utf8) ?? "\(body.count) bytes"
-      lines.append("body: \(text)\(body.count > 200 ? "…" : "")")
+      lines.append("body: \(DiagnosticText.escaped(text))\(body.count > 200 ? "…" : "")")
     }
     if closestRoutes.isEmpty {
       lines.append("no routes are registered")
@@ -45,4 +49,18 @@ public struct UnmatchedRequest: Error, CustomStringConvertible, LocalizedError {
 
   /// The same text as ``description``.
   public var errorDescription: String? { description }
+}
+
+extension HTTPRequest {
+  /// What the test kit's reports hide of this request: what its ``HTTPRequest/redaction`` hides,
+  /// and what `Redaction.default` hides on top.
+  package var reportRedaction: Redaction {
+    redaction.merging(.default)
+  }
+
+  /// The request as a report names it: `GET https://api.example.com/v1/me?token=<redacted>`, with
+  /// the secrets ``reportRedaction`` hides.
+  package var reportedDescription: String {
+    "\(method) \(reportRedaction.redact(url))"
+  }
 }

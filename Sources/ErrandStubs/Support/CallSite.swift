@@ -23,4 +23,11 @@ package struct CallSite: Sendable, Hashable {
   func recordIssue(_ message: String) {
     TestIssueReporting.reporter?.recordIssue(message, at: self)
   }
+
+  /// Record a failure at the running test's declaration (its `@Test` line), or at this place
+  /// when no test is running: for a failure whose caller's line cannot be known, such as one in
+  /// a property's getter.
+  func recordIssueAtRunningTest(_ message: String) {
+    TestIssueReporting.reporter?.recordIssueAtRunningTest(message, otherwiseAt: self)
+  }
 }

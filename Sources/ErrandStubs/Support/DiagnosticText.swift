@@ -20,11 +20,28 @@ enum DiagnosticText {
   /// `\n` or `\u{202E}`, so that an empty, odd or hostile name reads as what it is, on one line.
   /// An emoji's joiner and tags are left as they are.
   static func quoted(_ text: String, to limit: Int = maximumValue) -> String {
+    "\"" + cut(escaping(text, quotes: true), to: limit) + "\""
+  }
+
+  /// `text` on one line, for a report that shows it without quotes (a route's matcher, a value
+  /// sent): every character that could disguise the report escaped as ``quoted(_:to:)`` escapes
+  /// it (`\n`, `\u{202E}`), so that a line break cannot forge a line of the report nor an
+  /// override reverse it. Quotes and backslashes are kept as written: with no quotes around the
+  /// text they end nothing, and a JSON body keeps its own escapes readable.
+  static func escaped(_ text: String) -> String {
+    escaping(text, quotes: false)
+  }
+
+  private static func escaping(_ text: String, quotes: Bool) -> String {
+    // Most text has nothing to escape: printable ASCII, as it is.
+    if !quotes, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+      return text
+    }
     var escaped = ""
     for scalar in text.unicodeScalars {
       switch scalar {
-      case "\"": escaped += "\\\""
-      case "\\": escaped += "\\\\"
+      case "\"" where quotes: escaped += "\\\""
+      case "\\" where quotes: escaped += "\\\\"
       case "\n": escaped += "\\n"
       case "\r": escaped += "\\r"
       case "\t": escaped += "\\t"
@@ -38,7 +55,7 @@ enum DiagnosticText {
         }
       }
     }
-    return "\"" + cut(escaped, to: limit) + "\""
+    return escaped
   }
 
   /// The first `limit` items, then a line counting the rest.

@@ -18,13 +18,27 @@ enum JSONDiff {
     guard let first = try? JSONValue.parse(first), let second = try? JSONValue.parse(second) else {
       return false
     }
-    // Counts differences without writing them.
+    return same(first, second)
+  }
+
+  /// Whether two parsed documents are the same JSON: counts differences without writing them.
+  private static func same(_ first: JSONValue, _ second: JSONValue) -> Bool {
     var lines = Lines(limit: 0)
-    compare(first, second, at: "$", into: &lines)
+    compare(first, second, at: "$", into: &lines, redaction: Redaction())
     return lines.isEmpty
   }
 
-  static func differences(expected: Data, actual: Data) -> [String] {
+  /// How `actual` differs from `expected`, one line per difference, each naming its path.
+  ///
+  /// A value the redaction hides (a `password` field, a URL's secret query value) reads
+  /// `<redacted>`, on either side: a line says that such a field differs, not what it holds.
+  /// - Parameters:
+  ///   - expected: The expected document.
+  ///   - actual: The document sent.
+  ///   - redaction: Which fields to hide; a caller passes the request's, merged with the
+  ///     default.
+  /// - Returns: The lines; empty when the documents are the same JSON.
+  static func differences(expected: Data, actual: Data, redaction: Redaction) -> [String] {
     let wanted: JSONValue
     do {
       wanted = try JSONValue.parse(expected)
@@ -32,15 +46,19 @@ enum JSONDiff {
       return ["the expected value is not JSON"]
     }
     guard let sent = try? JSONValue.parse(actual) else {
-      let text = String(decoding: actual.prefix(200), as: UTF8.self)
-      return ["the body is not JSON: \(text.isEmpty ? "(empty)" : text)"]
+      // Read as a form, so that `password=…` is hidden too.
+      let shown = redaction.redact(
+        body: actual.prefix(200), contentType: "application/x-www-form-urlencoded")
+      let text = String(decoding: shown, as: UTF8.self)
+      return ["the body is not JSON: \(text.isEmpty ? "(empty)" : DiagnosticText.escaped(text))"]
     }
     var lines = Lines()
-    compare(wanted, sent, at: "$", into: &lines)
+    compare(wanted, sent, at: "$", into: &lines, redaction: redaction)
     return lines.report
   }
 
-  /// Difference lines, kept to `limit`; the others are only counted.
+  /// Difference lines, kept to `limit`; the others are only counted. Each is one line: a key or
+  /// a value's line break or bidirectional override is escaped (`\n`, `\u{202E}`).
   struct Lines {
     var limit = JSONDiff.maximumLines
     var kept: [String] = []
@@ -51,7 +69,9 @@ enum JSONDiff {
 
     mutating func append(_ line: @autoclosure () -> String) {
       if kept.count < limit {
-        kept.append(DiagnosticText.cut(line(), to: 2 * DiagnosticText.maximumValue + 100))
+        kept.append(
+          DiagnosticText.cut(
+            DiagnosticText.escaped(line()), to: 2 * DiagnosticText.maximumValue + 100))
       } else {
         dropped += 1
       }
@@ -62,43 +82,66 @@ enum JSONDiff {
     }
   }
 
-  /// A value as a line quotes it: compact JSON, cut to a few hundred characters.
-  private static func quoted(_ value: JSONValue) -> String {
-    DiagnosticText.cut(value.compact)
+  /// A value as a line quotes it: compact JSON with what the redaction hides inside it (fields,
+  /// a URL's secret query values) as `<redacted>`, cut to a few hundred characters.
+  private static func quoted(_ value: JSONValue, _ redaction: Redaction) -> String {
+    let text: String
+    switch value {
+    case .object, .array:
+      let compact = Data(value.compact.utf8)
+      text = String(
+        decoding: redaction.redact(body: compact, contentType: "application/json"), as: UTF8.self)
+    case .string(let string) where string.contains("://"):
+      text = JSONValue.string(redaction.redact(urlText: string)).compact
+    default:
+      text = value.compact
+    }
+    return DiagnosticText.cut(text)
   }
 
   private static func compare(
-    _ expected: JSONValue, _ actual: JSONValue, at path: String, into lines: inout Lines
+    _ expected: JSONValue, _ actual: JSONValue, at path: String, into lines: inout Lines,
+    redaction: Redaction
   ) {
     switch (expected, actual) {
     case (.object(let wanted), .object(let sent)):
       // By key, so that the lines come in the same order whatever order either side used.
       let wantedByKey = valuesByKey(wanted)
       let sentByKey = valuesByKey(sent)
+      // A hidden field's values read `<redacted>`, and differ as a whole.
+      let hidden = { (key: String) in redaction.bodyFields.contains(key.lowercased()) }
+      let shown = { (key: String, value: JSONValue) in
+        hidden(key) ? HTTPHeaders.redactedValue : quoted(value, redaction)
+      }
       for key in wantedByKey.keys.sorted() {
         let values = wantedByKey[key] ?? []
         let others = sentByKey[key] ?? []
         if others.isEmpty {
           for value in values {
-            lines.append("\(path).\(key): missing (expected \(quoted(value)))")
+            lines.append("\(path).\(key): missing (expected \(shown(key, value)))")
           }
         } else if values.count != others.count {
           lines.append(
             "\(path).\(key): expected \(times(values.count)), sent \(times(others.count))")
+        } else if hidden(key) {
+          for (value, other) in zip(values, others) where !same(value, other) {
+            let redacted = HTTPHeaders.redactedValue
+            lines.append("\(path).\(key): expected \(redacted), sent \(redacted) (they differ)")
+          }
         } else {
           for (value, other) in zip(values, others) {
-            compare(value, other, at: "\(path).\(key)", into: &lines)
+            compare(value, other, at: "\(path).\(key)", into: &lines, redaction: redaction)
           }
         }
       }
       for key in sentByKey.keys.sorted() where wantedByKey[key] == nil {
         for value in sentByKey[key] ?? [] {
-          lines.append("\(path).\(key): not expected (sent \(quoted(value)))")
+          lines.append("\(path).\(key): not expected (sent \(shown(key, value)))")
         }
       }
     case (.array(let wanted), .array(let sent)):
       for (index, pair) in zip(wanted, sent).enumerated() {
-        compare(pair.0, pair.1, at: "\(path)[\(index)]", into: &lines)
+        compare(pair.0, pair.1, at: "\(path)[\(index)]", into: &lines, redaction: redaction)
       }
       if wanted.count != sent.count {
         lines.append("\(path): expected \(wanted.count) elements, sent \(sent.count)")
@@ -109,7 +152,8 @@ enum JSONDiff {
       }
     default:
       if expected != actual {
-        lines.append("\(path): expected \(quoted(expected)), sent \(quoted(actual))")
+        lines.append(
+          "\(path): expected \(quoted(expected, redaction)), sent \(quoted(actual, redaction))")
       }
     }
   }
@@ -198,7 +242,9 @@ extension HTTPRequest {
   }
 
   /// How the request's JSON body differs from `value` encoded as JSON, one line per difference
-  /// (key order ignored, numbers compared by value); empty when they are equal.
+  /// (key order ignored, numbers compared by value); empty when they are equal. A field that the
+  /// request's ``HTTPRequest/redaction``, or `Redaction.default`, hides reads `<redacted>` on
+  /// both sides (`$.password: expected <redacted>, sent <redacted> (they differ)`).
   ///
   /// ```swift
   /// #expect(try await stub.nextRequest().jsonBodyDifferences(from: NewDog(name: "Rex")) == [])
@@ -215,6 +261,7 @@ extension HTTPRequest {
       return ["the expected value does not encode as JSON"]
     }
     let sent = (try? readingBodyFile())?.body ?? Data()
-    return JSONDiff.differences(expected: expected, actual: sent)
+    return JSONDiff.differences(
+      expected: expected, actual: sent, redaction: reportRedaction)
   }
 }

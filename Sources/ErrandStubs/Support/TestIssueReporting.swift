@@ -4,6 +4,9 @@
 package protocol TestIssueReporter {
   /// Record `message` as a failure of the running test, at `site`.
   static func recordIssue(_ message: String, at site: CallSite)
+  /// Record `message` as a failure of the running test, at the test's own declaration; at
+  /// `site` when no test is running.
+  static func recordIssueAtRunningTest(_ message: String, otherwiseAt site: CallSite)
 }
 
 /// Finds ErrandTesting's reporter at run time, when the process links it.

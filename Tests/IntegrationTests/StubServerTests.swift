@@ -164,6 +164,26 @@ import Testing
     }
   #endif
 
+  /// A `.stubbed` test that serves its stub reports what the other side did as it reports an
+  /// in-process test: the unused route at its line, the request no route matched.
+  @Test func theStubbedTraitReportsWhatCameOverTheSocketAsItDoesInProcess() async throws {
+    let test = try #require(Test.current)
+    try await withKnownIssue {
+      let trait: StubbedTrait = .stubbed
+      try await trait.provideScope(for: test, testCase: nil) {
+        await StubTransport.current.on(.get, "/v1/never", .status(200))
+        let server = try LoopbackServer(serving: .stubbed, standingInFor: ChildApp.api)
+        defer { server.stop() }
+        _ = try? await liveClient(server.url("/v1")).send(Endpoint<Data>(path: "cats"))
+      }
+    } matching: { issue in
+      issue.comments.contains {
+        $0.rawValue == "StubTransport route GET /v1/never was never used"
+          || $0.rawValue == "StubTransport has no route for GET https://api.example.com/v1/cats"
+      }
+    }
+  }
+
   @Test func theLaunchEnvironmentNamesTheServer() throws {
     let server = try LoopbackServer(serving: StubTransport())
     defer { server.stop() }

@@ -89,6 +89,24 @@ package final class RawConnection: Sendable {
     return received
   }
 
+  /// The first `count` bytes the server sends, or more (what the reads that reach `count`
+  /// return), waiting for them; fewer when it closes first or `timeout` passes.
+  /// - Parameters:
+  ///   - count: How many bytes to wait for.
+  ///   - timeout: The longest to wait.
+  /// - Returns: The bytes.
+  package func receive(atLeast count: Int, timeout: Duration = .seconds(60)) -> [UInt8] {
+    var received: [UInt8] = []
+    let deadline = ContinuousClock.now + timeout
+    while received.count < count, ContinuousClock.now < deadline {
+      guard Socket.waitReadable(fd, milliseconds: 50) else { continue }
+      let more = Socket.receive(fd)
+      if more.isEmpty { break }
+      received += more
+    }
+    return received
+  }
+
   /// Close the connection (once).
   package func close() {
     let first = closed.withLock { closed -> Bool in

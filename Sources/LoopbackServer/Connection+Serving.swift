@@ -22,6 +22,7 @@ extension Connection {
     case .success(let converted): request = converted
     case .failure(let refused):
       refuse(refused.reason)
+      lingeringClose()
       return
     }
     let relay = AnswerRelay()
@@ -107,7 +108,7 @@ extension Connection {
   /// Close the sending side, then read and drop what the client still sends until it closes
   /// (at most a few seconds, or until the server stops): closing with unread bytes would reset
   /// the connection, and a reset can take the answer with it before the client reads it.
-  private func lingeringClose() {
+  func lingeringClose() {
     guard !closed else { return }
     Socket.shutdownSending(fd)
     let deadline = ContinuousClock.now + .seconds(2)

@@ -51,6 +51,11 @@ final class Connection {
         buffer += more
       case .malformed(let reason):
         refuse(reason)
+        if served != nil {
+          // The rest of what the client sends is read and dropped: closing on it would reset
+          // the connection, which can take the 400 with it.
+          lingeringClose()
+        }
         return
       case .complete(let request, let consumed):
         buffer.removeFirst(consumed)

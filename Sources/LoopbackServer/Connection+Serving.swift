@@ -84,17 +84,28 @@ extension Connection {
       case .success(let head):
         headSent = true
         let body = bodyAllowed ? (whole ?? Data()) : Data()
-        guard Socket.sendAll(fd, Array(head.utf8) + body, orStop: stop) else {
-          return .done
-        }
+        // One write for a small answer (no small segment for Nagle to hold back); a large body
+        // is not copied.
+        let sent =
+          body.count <= 64 * 1024
+          ? Socket.sendAll(fd, Data(head.utf8) + body, orStop: stop)
+          : Socket.sendAll(fd, Data(head.utf8), orStop: stop)
+            && Socket.sendAll(fd, body, orStop: stop)
+        guard sent else { return .done }
         return whole == nil && bodyAllowed ? .next : .done
       }
     case .chunk(let data):
       guard !data.isEmpty else { return .next }
-      let frame =
-        Data(String(data.count, radix: 16).utf8) + Data("\r\n".utf8) + data
-        + Data("\r\n".utf8)
-      return Socket.sendAll(fd, frame, orStop: stop) ? .next : .done
+      let size = Data("\(String(data.count, radix: 16))\r\n".utf8)
+      let end = Data("\r\n".utf8)
+      // One write for a small chunk (no small segments for Nagle to hold back); a large one
+      // is not copied.
+      let sent =
+        data.count <= 64 * 1024
+        ? Socket.sendAll(fd, size + data + end, orStop: stop)
+        : Socket.sendAll(fd, size, orStop: stop) && Socket.sendAll(fd, data, orStop: stop)
+          && Socket.sendAll(fd, end, orStop: stop)
+      return sent ? .next : .done
     case .end:
       _ = Socket.sendAll(fd, Array("0\r\n\r\n".utf8), orStop: stop)
       return .done

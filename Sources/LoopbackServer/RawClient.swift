@@ -51,10 +51,17 @@ package final class RawConnection: Sendable {
   private let closed = Locked(false)
 
   /// Connect to `127.0.0.1:port`.
-  /// - Parameter port: The server's port.
+  /// - Parameters:
+  ///   - port: The server's port.
+  ///   - receiveBuffer: The size of the socket's receive buffer, set before it connects (a small
+  ///     one makes a client that stops reading fill the server's buffers soon); the system's
+  ///     default when `nil`.
   /// - Throws: The socket call that failed.
-  package init(port: UInt16) throws {
+  package init(port: UInt16, receiveBuffer: Int32? = nil) throws {
     fd = try Socket.makeTCP()
+    if var size = receiveBuffer {
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
     guard Socket.withLoopbackAddress(port: port, { connect(fd, $0, $1) }) == 0 else {
       let code = errno
       Socket.release(fd)

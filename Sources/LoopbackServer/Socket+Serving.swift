@@ -37,16 +37,28 @@ extension Socket {
 
   /// Write all of `bytes` without blocking past the server's stop; `false` when the peer has
   /// gone or the server stopped.
-  static func sendAll(_ fd: Int32, _ bytes: some Collection<UInt8>, orStop stop: StopSignal)
+  static func sendAll(_ fd: Int32, _ bytes: Data, orStop stop: StopSignal) -> Bool {
+    bytes.withUnsafeBytes { sendAll(fd, $0, orStop: stop) }
+  }
+
+  /// Write all of `bytes` without blocking past the server's stop; `false` when the peer has
+  /// gone or the server stopped.
+  static func sendAll(_ fd: Int32, _ bytes: [UInt8], orStop stop: StopSignal) -> Bool {
+    bytes.withUnsafeBytes { sendAll(fd, $0, orStop: stop) }
+  }
+
+  /// Write all of `buffer`, waiting in `poll` for room (or the stop) when the socket is full.
+  private static func sendAll(
+    _ fd: Int32, _ buffer: UnsafeRawBufferPointer, orStop stop: StopSignal
+  )
     -> Bool
   {
-    let array = Array(bytes)
     var offset = 0
-    while offset < array.count {
+    while offset < buffer.count {
       if stop.isSignalled { return false }
-      let sent = array[offset...].withUnsafeBytes {
-        send(fd, $0.baseAddress, $0.count, sendFlags | Int32(MSG_DONTWAIT))
-      }
+      let sent = send(
+        fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset,
+        sendFlags | Int32(MSG_DONTWAIT))
       if sent > 0 {
         offset += sent
         continue

@@ -267,13 +267,17 @@ import Testing
     #expect(try await client.send(Endpoint<String>(path: "fine")) == "fine")
   }
 
-  /// A transport that never answers and ignores cancellation holds no thread of the server once
-  /// the client has left: the connection's thread does not wait for the task.
-  @Test(arguments: TransportKind.allCases)
-  func aTransportThatNeverReturnsHoldsNoThreadOnceTheClientLeaves(_ kind: TransportKind)
-    async throws
-  {
-    let server = try LoopbackServer(serving: StuckTransport())
+  /// A stub whose handler never returns, and a transport that never answers and ignores
+  /// cancellation, hold no thread of the server once the client has left: the connection's
+  /// thread does not wait for the task that asks them.
+  @Test(arguments: TransportKind.allCases, ["a stub's handler", "a transport"])
+  func anAnswerThatNeverComesHoldsNoThreadOnceTheClientLeaves(
+    _ kind: TransportKind, _ who: String
+  ) async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .get, "/v1/stuck", .handler { request, _ in try await StuckTransport().handle(request) })
+    let server = try LoopbackServer(serving: who == "a transport" ? StuckTransport() : stub)
     defer { server.stop() }
     let client = kind.client(server.url("/v1"))
     let error = try await #require(throws: APIError.self) {
@@ -316,5 +320,11 @@ private struct StuckTransport: Transport {
       Self.parked.withLock { $0.append(continuation) }
     }
     return HTTPResponse(status: 500)
+  }
+
+  /// The same wait, as a stub's handler.
+  func handle(_ request: HTTPRequest) async throws -> StubResponse {
+    _ = try await send(request)
+    return .status(500)
   }
 }

@@ -18,7 +18,7 @@ import Foundation
 /// user, a path, a query or `https` is ignored, so that an environment variable can never point
 /// an app at a server elsewhere. The server itself is `LoopbackServer(serving:)`, in the
 /// `LoopbackServer` module, whose `launchEnvironment` holds the entry.
-public enum StubServerEnvironment {
+public enum StubServerEnvironment: Sendable {
   /// The environment variable that holds the stub server's URL: `ERRAND_STUB_SERVER_URL`.
   public static let key = "ERRAND_STUB_SERVER_URL"
 

@@ -8,8 +8,8 @@ import Foundation
 /// ``budget`` bytes are queued for a client that reads slowly.
 ///
 /// Once the connection is done with the answer (``close()``: the client left, the server stopped,
-/// the answer was written), the task's next step finds the relay closed and stops asking: a
-/// streamed body is cancelled, so the transport stops producing it.
+/// the answer was written), a streamed body is cancelled, so the transport stops producing it,
+/// and the task's next step finds the relay closed and stops asking.
 final class AnswerRelay: Sendable {
   /// One step of the answer.
   enum Part: Sendable {
@@ -28,6 +28,9 @@ final class AnswerRelay: Sendable {
     var parts: [Part] = []
     var queuedBytes = 0
     var closed = false
+    /// The body being relayed, cancelled when the relay closes: a body that waits for ever (a
+    /// stall) may not notice that its reader's task was cancelled.
+    var body: HTTPBody?
     /// The task, waiting for the thread to take what is queued.
     var drained: CheckedContinuation<Void, Never>?
   }
@@ -55,7 +58,11 @@ final class AnswerRelay: Sendable {
     }
     var head = response
     head.bodyStream = nil
-    guard await push(.head(head, whole: nil)) else {
+    let open = state.withLock { state -> Bool in
+      state.body = body
+      return !state.closed
+    }
+    guard open, await push(.head(head, whole: nil)) else {
       body.cancel()
       return
     }
@@ -115,12 +122,17 @@ final class AnswerRelay: Sendable {
   /// The connection is done with the answer: queue nothing more, and let a waiting task go on
   /// to find that out.
   func close() {
-    let drained = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    let (drained, body) = state.withLock {
+      state -> (CheckedContinuation<Void, Never>?, HTTPBody?) in
       state.closed = true
       state.parts = []
-      defer { state.drained = nil }
-      return state.drained
+      defer {
+        state.drained = nil
+        state.body = nil
+      }
+      return (state.drained, state.body)
     }
     drained?.resume()
+    body?.cancel()
   }
 }

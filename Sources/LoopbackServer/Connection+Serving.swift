@@ -39,12 +39,12 @@ extension Connection {
       case .stopped:
         return
       case .socket:
-        if Socket.peerClosed(fd) {
+        // Bytes after the request (a pipelined or smuggled one) are read and dropped; nothing
+        // to read is the client gone (closed, or reset).
+        guard !Socket.receive(fd).isEmpty else {
           _ = disconnected()
           return
         }
-        // Bytes after the request (a pipelined or smuggled one) are read and dropped.
-        _ = Socket.receive(fd)
       case .woken:
         for part in relay.take() where !stalled {
           switch write(

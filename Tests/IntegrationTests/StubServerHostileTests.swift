@@ -203,6 +203,26 @@ import Testing
     #expect(await server.waitForOpenConnections(0))
   }
 
+  /// A client that leaves a stream stops the stub's feed: the chunk it waited for on the stub's
+  /// clock is never written, and nothing sleeps on that clock any more.
+  @Test(arguments: TransportKind.allCases)
+  func aClientThatLeavesAStreamStopsTheStubsFeed(_ kind: TransportKind) async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(
+      .get, "/v1/feed", .chunks([Data("one".utf8), Data("two".utf8)], interval: .seconds(60)))
+    let server = try LoopbackServer(serving: stub)
+    defer { server.stop() }
+    let stream = try await kind.client(server.url("/v1")).stream(Endpoint<Data>(path: "feed"))
+    var chunks = stream.makeAsyncIterator()
+    #expect(try await chunks.next() == Data("one".utf8))
+    try #require(await clock.waitForSleeper(dueIn: .seconds(60)))
+    stream.cancel()
+    #expect(await server.waitForEarlyDisconnect())
+    #expect(await eventually { clock.sleeperCount == 0 })
+    #expect(await server.waitForOpenConnections(0))
+  }
+
   /// A stop while the stub has not answered (`.hang`) ends the call, though it has no deadline.
   @Test(arguments: TransportKind.allCases)
   func aStopWhileTheStubHangsEndsTheCall(_ kind: TransportKind) async throws {

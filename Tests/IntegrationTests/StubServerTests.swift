@@ -125,6 +125,32 @@ import Testing
     #expect(try await call.value == [Dog(name: "Rex")])
   }
 
+  /// A contract's stub, served to another process, still honours the contract: every row checked
+  /// through a production transport over the socket.
+  @Test(arguments: TransportKind.allCases)
+  func aContractsStubServedOverTheSocketHonoursTheContract(_ kind: TransportKind) async throws {
+    let contract = Contract(
+      "Dogs API",
+      // The more specific of two cases for one path first, as a contract's stub asks.
+      [
+        .returns(
+          "page two",
+          Endpoint<[Dog]>(path: "dogs", query: [URLQueryItem(name: "page", value: "2")]),
+          [Dog(name: "Bella")]),
+        .returns("list dogs", Endpoint<[Dog]>(path: "dogs"), [Dog(name: "Rex")]),
+        .status("unknown dog", Endpoint<Dog>(path: "dogs/999"), 404),
+        .fails("broken JSON", Endpoint<Dog>(path: "dogs/bad"), with: .decoding),
+        .fails("the connection drops", Endpoint<Dog>(path: "dogs/lost"), with: .transport),
+      ])
+    let stub = contract.stub(baseURL: ChildApp.api)
+    let server = try LoopbackServer(serving: stub, standingInFor: ChildApp.api)
+    defer { server.stop() }
+    let violations = await contract.violations(against: kind.make(), baseURL: server.url("/v1"))
+    #expect(violations.isEmpty, "\(violations)")
+    #expect(await stub.unusedRoutes.isEmpty)
+    #expect(await stub.unmatchedRequests.isEmpty)
+  }
+
   @Test(arguments: TransportKind.allCases)
   func aCassetteReplaysWithItsMatchingRules(_ kind: TransportKind) async throws {
     let cassette = try Fixtures.nearest().url("cassettes/dogpatch.json")

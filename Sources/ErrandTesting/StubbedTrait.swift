@@ -2,8 +2,10 @@ import ErrandStubs
 import Testing
 
 /// Gives a test its own `StubTransport` (reachable as `StubTransport.current`, or as the
-/// transport `.stubbed`) and checks it when the test ends: every route no request used, and
-/// every request no route matched, is a test issue. Nothing to call, nothing to forget.
+/// transport `.stubbed`) and checks it when the test ends: every route no request used, every
+/// route called more or fewer times than it expects (`.times(2)`, `.never()`; see
+/// `StubTransport.verifyExpectations()`), and every request no route matched, is a test issue.
+/// Nothing to call, nothing to forget.
 ///
 /// ```swift
 /// @Test(.stubbed) func listsDogs() async throws {
@@ -35,7 +37,7 @@ public struct StubbedTrait: TestTrait, TestScoping {
     } catch {
       outcome = .failure(error)
     }
-    await stub.verifyAllRoutesUsed()
+    await stub.verifyExpectations()
     for request in await stub.unmatchedRequests {
       Issue.record(
         "StubTransport has no route for \(request)", sourceLocation: test.sourceLocation)

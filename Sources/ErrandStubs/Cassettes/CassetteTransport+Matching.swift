@@ -57,7 +57,7 @@ extension CassetteTransport.Matching {
   }
 
   /// The same items in any order; a recorded `<redacted>` value matches any value.
-  private func queriesMatch(_ recorded: [URLQueryItem], _ live: [URLQueryItem]) -> Bool {
+  func queriesMatch(_ recorded: [URLQueryItem], _ live: [URLQueryItem]) -> Bool {
     guard recorded.count == live.count else { return false }
     var remaining = live
     for item in recorded {

@@ -99,6 +99,22 @@ public actor CassetteTransport: Transport {
       fileID: fileID, filePath: filePath, line: line, column: column)
   }
 
+  /// A transport that replays `cassette`, already read (from a HAR), and records nothing.
+  init(
+    replaying cassette: Cassette, url: URL, matching: Matching, allowsRepeats: Bool,
+    location: CallSite
+  ) {
+    self.url = url
+    self.mode = .none
+    self.upstream = nil
+    self.matching = matching
+    self.redaction = .default
+    self.allowsRepeats = allowsRepeats
+    self.location = location
+    self.cassette = cassette
+    self.played = Array(repeating: false, count: cassette.exchanges.count)
+  }
+
   /// Answer from the cassette, or send upstream and record, as the mode says.
   /// - Parameter request: The request.
   /// - Returns: The recorded or fresh response.
@@ -206,34 +222,7 @@ public actor CassetteTransport: Transport {
     // What the cassette hides, and what the client that sent the request calls secret.
     let redaction = redaction.merging(exchange.request.redaction)
     var updated = cassette ?? Cassette()
-    let contentType = exchange.response.headers["Content-Type"]
-    // A server may echo what the request carried (an Authorization header in a JSON echo, a token
-    // in a Location): every secret value of the request is hidden wherever it appears.
-    let secrets = redaction.secretValues(in: exchange.request)
-    var echoed = exchange.response
-    echoed.body = Redaction.scrub(secrets, from: echoed.body)
-    echoed.headers = HTTPHeaders(
-      echoed.headers.fields.map { field in
-        HTTPHeaders.Field(
-          name: field.name,
-          value: String(
-            decoding: Redaction.scrub(secrets, from: Data(field.value.utf8)), as: UTF8.self))
-      })
-    if echoed.body.count != exchange.response.body.count, echoed.headers["Content-Length"] != nil {
-      echoed.headers["Content-Length"] = String(echoed.body.count)
-    }
-    let response = redaction.redact(echoed)
-    var chunks = exchange.chunks?.map {
-      redaction.redact(body: Redaction.scrub(secrets, from: $0), contentType: contentType)
-    }
-    if let redacted = chunks, redacted.reduce(into: Data(), { $0.append($1) }) != response.body {
-      // A secret that spans chunks is hidden only in the whole body: keep that instead.
-      chunks = [response.body]
-    }
-    updated.exchanges.append(
-      Cassette.Exchange(
-        request: redaction.redact(exchange.request), response: response, chunks: chunks,
-        droppedWith: exchange.droppedWith))
+    updated.exchanges.append(exchange.redacted(with: redaction))
     try updated.save(to: url)
     cassette = updated
     played.append(true)

@@ -13,7 +13,7 @@ extension StubResponse {
   /// - Returns: The answer, every response of a sequence or a handler setting them too.
   public func settingCookies(_ fields: String...) -> StubResponse {
     var copy = StubResponse(Self.adding(fields, to: kind), delay: delay)
-    copy.mayGoUnused = mayGoUnused
+    copy.terms = terms
     return copy
   }
 

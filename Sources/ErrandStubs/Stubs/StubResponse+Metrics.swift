@@ -16,7 +16,7 @@ extension StubResponse {
   /// - Returns: The answer, its metrics overlaid (every answer of a sequence or a handler).
   public func withMetrics(_ metrics: TransferMetrics) -> StubResponse {
     var copy = StubResponse(Self.overlay(kind, with: metrics), delay: delay)
-    copy.mayGoUnused = mayGoUnused
+    copy.terms = terms
     return copy
   }
 

@@ -28,24 +28,26 @@ public struct StubResponse: Sendable {
   let kind: Kind
   /// The delay before answering, or `nil` for the stub's default.
   let delay: Duration?
-  /// Whether the route may go unused without ``StubTransport/verifyAllRoutesUsed()`` reporting it.
-  var mayGoUnused = false
+  /// What the route expects beyond its answer: how often it is called, its scenario.
+  var terms = RouteTerms()
 
   init(_ kind: Kind, delay: Duration? = nil) {
     self.kind = kind
     self.delay = delay
   }
 
-  /// This answer, on a route that may go unused: ``StubTransport/verifyAllRoutesUsed()`` and the
-  /// `.stubbed` test trait do not report it.
+  /// This answer, on a route that may go unused: ``StubTransport/verifyAllRoutesUsed()``,
+  /// ``StubTransport/verifyExpectations()`` and the `.stubbed` test trait do not report it.
   ///
   /// ```swift
   /// await stub.on(.get, "/v1/config", .json(config).allowingUnused())
   /// ```
+  /// It makes the fewest calls the route expects zero, whatever else says, and keeps the most:
+  /// `.times(2).allowingUnused()` is `.atMost(2)`. See ``times(_:)``.
   /// - Returns: The answer.
   public func allowingUnused() -> StubResponse {
     var copy = self
-    copy.mayGoUnused = true
+    copy.terms.mayGoUnused = true
     return copy
   }
 
@@ -54,7 +56,7 @@ public struct StubResponse: Sendable {
   /// - Returns: The delayed answer.
   public func delayed(by delay: Duration) -> StubResponse {
     var copy = StubResponse(kind, delay: delay)
-    copy.mayGoUnused = mayGoUnused
+    copy.terms = terms
     return copy
   }
 

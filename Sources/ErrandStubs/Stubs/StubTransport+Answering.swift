@@ -45,17 +45,17 @@ extension StubTransport {
     _ request: HTTPRequest, _ exchange: Exchange
   ) async throws -> HTTPResponse {
     guard followsRedirects else {
-      return try await answer(request, exchange)
+      return try await journaled(request, exchange)
     }
     return try await RedirectPolicy.following(
       request, exchange, trustedHosts: [], maximum: RedirectPolicy.maximumRedirects
     ) {
-      try await answer($0, exchange)
+      try await journaled($0, exchange)
     }
   }
 
   /// Answer one request, without following a redirect.
-  private nonisolated func answer(
+  nonisolated func answer(
     _ request: HTTPRequest, _ exchange: Exchange
   ) async throws -> HTTPResponse {
     let deadline = exchange.deadline
@@ -192,16 +192,20 @@ extension StubTransport {
     case passthrough
   }
 
-  /// Record the request and find what answers it: the first matching route (counting the call),
-  /// else the handler, else the endpoint's sample when the stub answers with samples, else the
-  /// upstream.
+  /// Record the request and find what answers it: the first matching route whose scenario is in
+  /// the state it requires (counting the call and moving the scenario, in this one step of the
+  /// actor), else the handler, else the endpoint's sample when the stub answers with samples, else
+  /// the upstream.
   /// - Throws: ``UnmatchedRequest`` when nothing answers.
   private func route(_ request: HTTPRequest, sample: HTTPResponse?) throws -> (
     StubResponse, call: Int
   ) {
     record(request)
-    if let index = routes.firstIndex(where: { $0.matcher.matches(request) }) {
+    if let index = routes.firstIndex(where: {
+      scenarioAdmits($0) && $0.matcher.matches(request)
+    }) {
       routes[index].calls += 1
+      advanceScenario(of: routes[index])
       return (routes[index].response, routes[index].calls)
     }
     if let fallback {
@@ -279,19 +283,23 @@ extension StubTransport {
     }
   }
 
-  /// Routes ranked by how close they come to the request (method, then shared path segments),
-  /// each with the clauses the request failed.
+  /// Routes ranked by how close they come to the request (first those that match it but wait
+  /// for another scenario state, then by method, then by shared path segments), each with the
+  /// clauses the request failed and the scenario state it waits for.
   private func closestRoutes(to request: HTTPRequest, limit: Int = 3) -> [String] {
     let scored = routes.enumerated().map { offset, route -> (score: Double, offset: Int) in
       let hint = route.matcher.hint
       let methodScore = hint.method.map { $0 == request.method ? 0.5 : 0 } ?? 0.25
       let pathScore = hint.path.map { PathTemplate.similarity($0, request.url.path) } ?? 0
-      return (methodScore + pathScore, offset)
+      // Only a route its scenario held back can match here: the others were all tried.
+      let heldBack = !scenarioAdmits(route) && route.matcher.matches(request)
+      return ((heldBack ? 2 : 0) + methodScore + pathScore, offset)
     }
     // Only the routes shown are asked why they did not match: a JSON difference is not free.
     return scored.sorted { ($0.score, -$0.offset) > ($1.score, -$1.offset) }.prefix(limit).map {
       let route = routes[$0.offset]
-      let misses = route.matcher.mismatches(request).map { "\n    - \($0)" }.joined()
+      let reasons = route.matcher.mismatches(request) + [scenarioMiss(of: route)].compactMap { $0 }
+      let misses = reasons.map { "\n    - \($0)" }.joined()
       return "\(route.matcher) (registered at \(route.location.short))\(misses)"
     }
   }

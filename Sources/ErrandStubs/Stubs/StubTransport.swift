@@ -26,9 +26,13 @@ public actor StubTransport: Transport {
     var response: StubResponse
     var location: CallSite
     var calls = 0
+    /// The failure last reported for the route, so that verifying again does not repeat it.
+    var reported: String?
   }
 
   var routes: [Route] = []
+  /// Each scenario's state, for the scenarios not in ``StubScenario/started``.
+  package var scenarioStates: [String: String] = [:]
   let fallback: (@Sendable (HTTPRequest) async throws -> StubResponse)?
   let defaultDelay: Duration
   let clock: any Clock<Duration>
@@ -53,6 +57,8 @@ public actor StubTransport: Transport {
   /// The requests no route answered (each also threw ``UnmatchedRequest``), in order; the
   /// `.stubbed` test trait reports them when the test ends.
   public internal(set) var unmatchedRequests: [HTTPRequest] = []
+  /// Every request received with its answer, in order: ``exchanges``.
+  var journal: [StubExchange] = []
   /// How many requests ``nextRequest(timeout:)`` has handed out.
   var taken = 0
   /// Callers of ``nextRequest(timeout:)`` waiting for a request.

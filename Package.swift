@@ -22,7 +22,9 @@ let package = Package(
     .target(name: "Errand"),
     .target(name: "ErrandStubs", dependencies: ["Errand"]),
     .target(name: "ErrandTesting", dependencies: ["ErrandStubs"]),
-    .target(name: "LoopbackServer", dependencies: ["Errand"]),
+    // Serves a StubTransport or a cassette over its socket too, for another process (a UI test's
+    // app): hence ErrandStubs, for the unmatched-request report and the launch environment's key.
+    .target(name: "LoopbackServer", dependencies: ["Errand", "ErrandStubs"]),
     // The few libcurl functions ErrandCurl calls, declared and loaded with dlopen by a C shim.
     .target(name: "CErrandCurl"),
     .target(
@@ -36,6 +38,11 @@ let package = Package(
     .executableTarget(
       name: "dogpatch", dependencies: ["DogPatch", "ErrandStubs"],
       path: "Examples/DogPatch/Sources/dogpatch"),
+    // Test support, not a product: the other process of the stub-server tests, an app in
+    // miniature that finds the server in its environment and calls it through APIClient.
+    .executableTarget(
+      name: "StubServerChild", dependencies: ["Errand", "ErrandCurl", "ErrandStubs"],
+      path: "Tests/StubServerChild"),
     // Test support, not a product: the dog, URLs and clients that every test target shares.
     .target(name: "TestSupport", dependencies: ["Errand", "ErrandTesting"], path: "Tests/Support"),
     .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTesting", "TestSupport"]),

@@ -13,17 +13,22 @@ final class Connection {
   let handler: @Sendable (RecordedRequest) -> ScriptedResponse
   /// Says when the server stopped, without polling.
   let stop: StopSignal
+  /// The transport that answers instead of `handler`, for a server created with
+  /// `init(serving:…)` (see `Connection+Serving.swift`).
+  let served: ServedTransport?
 
-  private var closed = false
+  private(set) var closed = false
 
   init(
     fd: Int32, number: Int, state: Locked<LoopbackServer.State>, stop: StopSignal,
+    served: ServedTransport? = nil,
     handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
   ) {
     self.fd = fd
     self.number = number
     self.state = state
     self.stop = stop
+    self.served = served
     self.handler = handler
   }
 
@@ -45,17 +50,22 @@ final class Connection {
         guard let more = readMore() else { return }
         buffer += more
       case .malformed(let reason):
-        state.change(\.waiters) { $0.malformedRequests.append(reason) }
-        let body = Array("\(reason)\n".utf8)
-        let head =
-          "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
-          + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        _ = Socket.sendAll(fd, Array(head.utf8) + body)
+        refuse(reason)
+        if served != nil {
+          // The rest of what the client sends is read and dropped: closing on it would reset
+          // the connection, which can take the 400 with it.
+          lingeringClose()
+        }
         return
       case .complete(let request, let consumed):
         buffer.removeFirst(consumed)
         continued = false
         state.change(\.waiters) { $0.requests.append(request) }
+        if let served {
+          // One answer per connection: bytes after the request are never read as another.
+          serve(request, with: served)
+          return
+        }
         let script = handler(request)
         guard play(script, for: request) else { return }
         guard script.keepsConnectionOpen else { return }
@@ -104,10 +114,7 @@ final class Connection {
 
     switch script.ending {
     case .resetAfterBodyBytes:
-      if !closed {
-        closed = true
-        Socket.reset(fd)
-      }
+      resetConnection()
       return false
     case .closeAfterBodyBytes:
       return true
@@ -171,8 +178,18 @@ final class Connection {
     return !stop.isSignalled
   }
 
+  /// Answer `400 Bad Request` with `reason`, noted in ``LoopbackServer/malformedRequests``.
+  func refuse(_ reason: String) {
+    state.change(\.waiters) { $0.malformedRequests.append(reason) }
+    let body = Array("\(reason)\n".utf8)
+    let head =
+      "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
+      + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+    _ = Socket.sendAll(fd, Array(head.utf8) + body, orStop: stop)
+  }
+
   /// Note a client that left early (once) and close; always `false`.
-  private func disconnected() -> Bool {
+  func disconnected() -> Bool {
     if !closed {
       state.change(\.waiters) { $0.earlyDisconnects.append(.now) }
     }
@@ -180,8 +197,15 @@ final class Connection {
     return false
   }
 
+  /// Reset the connection (RST), unless it is closed already.
+  func resetConnection() {
+    guard !closed else { return }
+    closed = true
+    Socket.reset(fd)
+  }
+
   /// Close the socket, unless it is closed already.
-  private func release() {
+  func release() {
     guard !closed else { return }
     closed = true
     Socket.release(fd)

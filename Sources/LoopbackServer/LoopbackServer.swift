@@ -30,7 +30,7 @@ public final class LoopbackServer: Sendable {
   /// `http://127.0.0.1:<port>`.
   public let baseURL: URL
 
-  private let state: Locked<State>
+  let state: Locked<State>
   /// Wakes the server's threads when it stops.
   private let stopSignal: StopSignal
 
@@ -41,6 +41,9 @@ public final class LoopbackServer: Sendable {
     var malformedRequests: [String] = []
     var taken = 0
     var connections = 0
+    /// Connections being served now, and the most at once so far.
+    var openConnections = 0
+    var peakOpenConnections = 0
     /// Tasks in a `wait…` method, each resumed when its condition holds.
     var waiters = ConditionWaiters<State>()
   }
@@ -99,9 +102,13 @@ public final class LoopbackServer: Sendable {
       socketFile: nil, handler)
   }
 
-  private init(
+  /// Start serving on `listener`: with `served`, the transport that answers instead of
+  /// `handler` (its `serverURL` set here); at most `maximumConnections` connections at once,
+  /// others waiting in the listen queue until one ends (`nil`: no limit).
+  init(
     queue: Locked<[ScriptedResponse]>, listener: Int32, port: UInt16, baseURL: String,
-    socketFile: (path: String, made: Socket.FileIdentity?)?,
+    socketFile: (path: String, made: Socket.FileIdentity?)?, served: ServedTransport? = nil,
+    maximumConnections: Int? = nil,
     _ handler: @escaping @Sendable (RecordedRequest) -> ScriptedResponse
   ) throws {
     self.queue = queue
@@ -112,12 +119,21 @@ public final class LoopbackServer: Sendable {
       throw Socket.Failure(call: "URL", code: 0)
     }
     self.baseURL = baseURL
+    var served = served
+    served?.serverURL = baseURL
     let state = Locked(State())
     self.state = state
     let stop = StopSignal()
     self.stopSignal = stop
-    Thread.detachNewThread {
+    // Written when a connection ends, for an accept loop that waits for a free slot.
+    let slotFreed = WakePipe()
+    Thread.detachNewThread { [served] in
       while true {
+        if let maximumConnections, state.withLock({ $0.openConnections >= maximumConnections }) {
+          guard Socket.wait(-1, orWake: slotFreed, orStop: stop) != .stopped else { break }
+          slotFreed.drain()
+          continue
+        }
         let readiness = Socket.wait(listener, orStop: stop, milliseconds: -1)
         guard readiness != .stopped else { break }
         guard readiness == .readable, let fd = Socket.acceptConnection(listener) else {
@@ -125,12 +141,18 @@ public final class LoopbackServer: Sendable {
           _ = Socket.wait(-1, orStop: stop, milliseconds: 10)
           continue
         }
-        let number = state.withLock { state -> Int in
+        let number = state.change(\.waiters) { state -> Int in
           state.connections += 1
+          state.openConnections += 1
+          state.peakOpenConnections = max(state.peakOpenConnections, state.openConnections)
           return state.connections
         }
         Thread.detachNewThread {
-          Connection(fd: fd, number: number, state: state, stop: stop, handler: handler).run()
+          Connection(
+            fd: fd, number: number, state: state, stop: stop, served: served, handler: handler
+          ).run()
+          state.change(\.waiters) { $0.openConnections -= 1 }
+          slotFreed.wake()
         }
       }
       // Before the listener closes: once a connection is refused, the file is dealt with.

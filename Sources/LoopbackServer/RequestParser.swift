@@ -36,26 +36,34 @@ package enum RequestParser {
         ? .malformed("the head is longer than \(maximumHeadLength) bytes")
         : .incomplete(expectsContinue: false)
     }
+    if let problem = lineEndProblem(in: bytes[..<(headEnd + 2)]) {
+      return .malformed(problem)
+    }
     guard let head = String(bytes: bytes[..<headEnd], encoding: .utf8) else {
       return .malformed("the head is not UTF-8")
     }
     var lines = head.components(separatedBy: "\r\n")
     let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
-    guard requestLine.count == 3, requestLine.allSatisfy({ !$0.isEmpty }),
-      requestLine[2].hasPrefix("HTTP/")
+    guard requestLine.count == 3, isToken(requestLine[0]),
+      !requestLine[1].isEmpty,
+      requestLine[1].unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }),
+      isVersion(requestLine[2])
     else {
       return .malformed("the request line is not \"METHOD target HTTP/version\"")
     }
     var headers = HTTPHeaders()
     for line in lines {
-      guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
-        !line[..<colon].contains(where: { $0 == " " || $0 == "\t" })
-      else {
+      if line.hasPrefix(" ") || line.hasPrefix("\t") {
+        return .malformed("a header line is folded onto the one before (obs-fold)")
+      }
+      guard let colon = line.firstIndex(of: ":"), isToken(line[..<colon]) else {
         return .malformed("a header line is not \"name: value\"")
       }
-      headers.add(
-        String(line[..<colon]),
-        line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      guard isFieldValue(value) else {
+        return .malformed("a header value holds a control character")
+      }
+      headers.add(String(line[..<colon]), value)
     }
     let bodyStart = headEnd + 4
     let expectsContinue = headers["Expect"]?.lowercased() == "100-continue"
@@ -146,6 +154,45 @@ package enum RequestParser {
       chunks.append(index..<(index + size))
       index += size + 2
     }
+  }
+
+  /// Why the line ends of a head (with the CRLF that ends its last line) are not all CRLF (a CR
+  /// or an LF alone, which servers and proxies split differently), or `nil` when they are.
+  private static func lineEndProblem(in head: ArraySlice<UInt8>) -> String? {
+    var previous: UInt8 = 0
+    for (offset, byte) in head.enumerated() {
+      let next = offset + 1 < head.count ? head[head.startIndex + offset + 1] : 0
+      if byte == 0x0D, next != 0x0A { return "the head holds a CR that does not end a line" }
+      if byte == 0x0A, previous != 0x0D { return "the head holds an LF without its CR" }
+      previous = byte
+    }
+    return nil
+  }
+
+  /// Whether `text` is a token (RFC 9110, section 5.6.2): a method or a field name.
+  package static func isToken(_ text: some StringProtocol) -> Bool {
+    !text.isEmpty
+      && text.utf8.allSatisfy { byte in
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+          UInt8(ascii: "A")...UInt8(ascii: "Z"):
+          true
+        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+      }
+  }
+
+  /// Whether `text` may be a field's value: no control character but the horizontal tab.
+  package static func isFieldValue(_ text: some StringProtocol) -> Bool {
+    text.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+  }
+
+  /// Whether `text` is `HTTP/` and a one-digit major and minor version.
+  private static func isVersion(_ text: Substring) -> Bool {
+    let bytes = Array(text.utf8)
+    return bytes.count == 8 && text.hasPrefix("HTTP/") && bytes[6] == UInt8(ascii: ".")
+      && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[5])
+      && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[7])
   }
 
   private static func isDecimal(_ text: String) -> Bool {

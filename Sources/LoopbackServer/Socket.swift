@@ -239,10 +239,10 @@ enum Socket {
   // A peer that has gone must not kill the process with SIGPIPE: Linux and Android ask per send
   // (MSG_NOSIGNAL); Darwin has no such flag and asks per socket (SO_NOSIGPIPE).
   #if os(Linux) || os(Android)
-    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    static let sendFlags = Int32(MSG_NOSIGNAL)
     static func noSigPipe(_ fd: Int32) {}
   #else
-    private static let sendFlags: Int32 = 0
+    static let sendFlags: Int32 = 0
     static func noSigPipe(_ fd: Int32) {
       var on: Int32 = 1
       setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))

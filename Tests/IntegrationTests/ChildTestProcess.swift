@@ -24,11 +24,28 @@
     /// 2 of about 20 whole-suite runs here. The child keeps only its standard streams, all sent to
     /// one file, as `Process` would leave it.
     static func run(filter: String, environment: [String: String]) async throws -> (Int32, String) {
+      try await run(
+        executable, arguments: ["--testing-library", "swift-testing", "--filter", filter],
+        environment: environment)
+    }
+
+    /// A program built beside this test binary (an executable target of the package), by name.
+    static func sibling(_ name: String) -> String {
+      URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(name)
+        .path
+    }
+
+    /// Run `program` with `arguments` and `environment`; its exit status and everything it
+    /// printed.
+    static func run(_ program: String, arguments: [String], environment: [String: String])
+      async throws -> (Int32, String)
+    {
+      let executable = program
       let output = FileManager.default.temporaryDirectory.appendingPathComponent(
         "errand-child-test-\(UUID().uuidString).log")
       try Data().write(to: output)
       defer { try? FileManager.default.removeItem(at: output) }
-      let arguments = [executable, "--testing-library", "swift-testing", "--filter", filter]
+      let arguments = [executable] + arguments
       let variables = environment.map { "\($0.key)=\($0.value)" }
       var actions = posix_spawn_file_actions_t()
       posix_spawn_file_actions_init(&actions)

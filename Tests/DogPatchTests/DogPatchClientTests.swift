@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The TDD chapter's DogPatch tests, on the stub kit.
-@Suite(.timeLimit(.minutes(2))) struct DogPatchClientTests {
+@Suite(.timeLimit(.minutes(3))) struct DogPatchClientTests {
   static let base = URL(string: "https://api.dogpatch.example/v1")!
 
   private func client(_ answer: StubResponse) async -> (DogPatchClient, StubTransport) {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import DogPatch
 
-@Suite(.timeLimit(.minutes(2))) struct DogPatchCommandTests {
+@Suite(.timeLimit(.minutes(3))) struct DogPatchCommandTests {
   @Test(arguments: [
     ([], DogPatchCommand(source: .cassette)),
     (

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// README's "Caching" test example, compiled and run as written.
-@Suite(.timeLimit(.minutes(1))) struct ReadmeCachingExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeCachingExampleTests {
   @Test func dogsStayCachedForAMinute() async throws {
     let clock = TestClock()
     let stub = StubTransport(clock: clock)

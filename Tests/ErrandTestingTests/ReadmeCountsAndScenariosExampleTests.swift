@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// README's "How often, and in which state", as written.
-@Suite(.timeLimit(.minutes(1))) struct ReadmeCountsAndScenariosExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeCountsAndScenariosExampleTests {
   struct Token: Codable, Sendable { var value: String }
 
   @Test func counts() async throws {

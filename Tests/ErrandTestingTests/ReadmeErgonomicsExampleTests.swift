@@ -6,7 +6,7 @@ import Testing
 
 /// README's testing section after the five tests: the trait, a near miss, a typed error body,
 /// pass-through and pagination, as written.
-@Suite(.timeLimit(.minutes(2))) struct ReadmeErgonomicsExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeErgonomicsExampleTests {
   struct Problem: Codable, Equatable, Sendable { var title: String }
   struct NewDog: Codable, Equatable, Sendable { var name: String }
 

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// README's "Testing with stubs" examples, compiled and run as written.
-@Suite(.timeLimit(.minutes(2))) struct ReadmeExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeExampleTests {
   @Test func stubOneEndpoint() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))

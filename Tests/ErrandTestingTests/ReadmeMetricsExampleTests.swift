@@ -6,7 +6,7 @@ import Testing
 
 /// README's "Why was this slow?" example, run as written against a stub whose server takes
 /// 840 ms (on a test clock) over a connection a route describes.
-@Suite(.timeLimit(.minutes(1))) struct ReadmeMetricsExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeMetricsExampleTests {
   @Test func aSlowServerShowsUpAsTheTimeToTheFirstByte() async throws {
     let clock = TestClock()
     let stub = StubTransport(clock: clock)

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// README's "Streaming, downloads and uploads" section, run as written against stubs.
-@Suite(.timeLimit(.minutes(2))) struct ReadmeStreamingExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeStreamingExampleTests {
   @Test func theStreamingSectionRunsAsWritten() async throws {
     let stub = await streamingStub(clock: .immediate)
     let client = APIClient(baseURL: URL(string: "https://api.example.com/v1")!, transport: stub)

@@ -6,7 +6,7 @@ import Testing
 
 /// The request-building lines of the core API contract (the API that never changes), compiled as
 /// written.
-@Suite(.timeLimit(.minutes(2))) struct CoreAPIContractTests {
+@Suite(.timeLimit(.minutes(3))) struct CoreAPIContractTests {
   @Test func createEndpointBuildsTheDocumentedRequest() throws {
     let client = APIClient(
       baseURL: URL(string: "https://api.example.com/v1")!, transport: .unimplemented())

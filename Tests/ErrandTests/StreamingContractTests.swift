@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The streaming names that tests outside this repository use, compiled as they write them.
-@Suite(.timeLimit(.minutes(2))) struct StreamingContractTests {
+@Suite(.timeLimit(.minutes(3))) struct StreamingContractTests {
   @Test func theStreamingNamesCompileAndWork() async throws {
     let stub = await streamingStub(clock: .immediate)
     let client = APIClient(baseURL: URL(string: "https://api.example.com/v1")!, transport: stub)

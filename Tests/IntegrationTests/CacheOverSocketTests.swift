@@ -6,7 +6,7 @@ import Testing
 
 /// The cache against a real server, through every transport: a stale response revalidated with
 /// `If-None-Match`, and a `304` that arrives over the wire.
-@Suite(.timeLimit(.minutes(1))) struct CacheOverSocketTests {
+@Suite(.timeLimit(.minutes(3))) struct CacheOverSocketTests {
   @Test(arguments: TransportKind.allCases)
   func aMatchingIfNoneMatchGetsA304AndTheStoredBody(_ transport: TransportKind) async throws {
     let server = try LoopbackServer { request in

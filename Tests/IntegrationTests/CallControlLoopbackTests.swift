@@ -7,7 +7,7 @@ import Testing
 /// `cancelAll()` over real sockets, on every transport: 100 calls, half buffered and half
 /// streamed, each end with `.cancelled` at once, those that had a connection waiting in the
 /// transport's queue too, and the server sees every connection it accepted closed.
-@Suite(.timeLimit(.minutes(2))) struct CallControlLoopbackTests {
+@Suite(.timeLimit(.minutes(3))) struct CallControlLoopbackTests {
   @Test(arguments: TransportKind.allCases)
   func cancelAllClosesEverySocket(_ kind: TransportKind) async throws {
     // Buffered calls wait for a head that takes a minute; streamed ones for the second half of a

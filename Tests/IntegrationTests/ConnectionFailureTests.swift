@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Broken connections surface as `.transport` with the URLError that explains them.
-@Suite(.timeLimit(.minutes(2))) struct ConnectionFailureTests {
+@Suite(.timeLimit(.minutes(3))) struct ConnectionFailureTests {
   @Test func connectionRefused() async throws {
     let refusing = try RefusingPort()
     let port = refusing.port

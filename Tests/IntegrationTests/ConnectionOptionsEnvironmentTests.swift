@@ -13,7 +13,7 @@
   /// would reroute the suites running beside this one, so ``probe()`` runs in a child test
   /// process with an environment of its own that names a second proxy (`http_proxy`) and
   /// bypasses everything (`no_proxy=*`).
-  @Suite(.timeLimit(.minutes(2)), .serialized) struct ConnectionOptionsEnvironmentTests {
+  @Suite(.timeLimit(.minutes(3)), .serialized) struct ConnectionOptionsEnvironmentTests {
     static let appProxyVariable = "ERRAND_APP_PROXY_PORT"
     static let directVariable = "ERRAND_DIRECT_PORT"
     static let socketVariable = "ERRAND_SOCKET_PATH"

@@ -6,7 +6,7 @@ import Testing
 
 /// Both production transports keep connections open between requests to the same server, and
 /// open a new one when the server closes its side.
-@Suite(.timeLimit(.minutes(2))) struct ConnectionReuseTests {
+@Suite(.timeLimit(.minutes(3))) struct ConnectionReuseTests {
   @Test(arguments: TransportKind.allCases, [true, false])
   func sequentialRequestsShareAConnectionTheServerKeepsOpen(
     kind: TransportKind, keepsOpen: Bool

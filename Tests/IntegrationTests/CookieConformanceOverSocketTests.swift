@@ -25,7 +25,7 @@ import Testing
 /// - A field holding a NUL byte fails the answer on every transport (the transfer refuses it).
 /// - FoundationNetworking fails an answer with a header line whose value is blank (`Failed
 ///   writing header`): three cases whose only fields are blank, where nothing is stored anyway.
-@Suite(.timeLimit(.minutes(2))) struct CookieConformanceOverSocketTests {
+@Suite(.timeLimit(.minutes(3))) struct CookieConformanceOverSocketTests {
   struct Case: Decodable, Sendable, CustomTestStringConvertible {
     var test: String
     var received: [String]

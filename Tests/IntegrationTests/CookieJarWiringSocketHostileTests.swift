@@ -7,7 +7,7 @@ import Testing
 /// Hostile probes of the client's cookie jar over real sockets, on every transport: two
 /// loopback servers are two sites (`127.0.0.1` and `localhost`, each bound to 127.0.0.1, port 0),
 /// and each probe asserts what RFC 6265bis and RFC 9110 ask, the same on each transport.
-@Suite(.timeLimit(.minutes(2))) struct CookieJarWiringSocketHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CookieJarWiringSocketHostileTests {
   static let appSecret = "APPCOOKIEVALUE7d1"
   static let jarSecret = "JARCOOKIEVALUE3f9"
   static let token = "Bearer TOKENVALUE9a4"

@@ -6,7 +6,7 @@ import Testing
 
 /// A client's cookie jar over a real socket, on every transport: the same cookies stored (the
 /// redirect's too, a comma in an `Expires` date kept) and the same `Cookie` fields sent.
-@Suite(.timeLimit(.minutes(2))) struct CookiesOverSocketTests {
+@Suite(.timeLimit(.minutes(3))) struct CookiesOverSocketTests {
   static func server() throws -> LoopbackServer {
     try LoopbackServer { request in
       switch request.path {

@@ -8,7 +8,7 @@ import Testing
 /// Hostile review of the metrics at a body's end through copies of copies over a real socket: a
 /// cache over a recording cassette over each production transport. Each test asserts the
 /// documented behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(1))) struct CopiedStreamMetricsHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CopiedStreamMetricsHostileTests {
   static let body = patternBytes(300_000)
 
   /// The stream a caller reads is the cache's copy of the cassette's copy of the transport's

@@ -7,7 +7,7 @@ import Testing
 
 /// The core API contract (the API that never changes), run as written against the stub and
 /// against a real URLSession.
-@Suite(.timeLimit(.minutes(2))) struct CoreAPIContractTests {
+@Suite(.timeLimit(.minutes(3))) struct CoreAPIContractTests {
   enum Backend: String, CaseIterable, Sendable {
     case stub, urlSession
   }

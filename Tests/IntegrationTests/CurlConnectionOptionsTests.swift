@@ -9,7 +9,7 @@
   /// `CurlTransport(connection:)`: a Unix domain socket per host, addresses in place of names, an
   /// HTTP proxy with credentials and hosts it bypasses, over real sockets; malformed options
   /// refused when the transport is made, never quoting a password.
-  @Suite(.timeLimit(.minutes(2))) struct CurlConnectionOptionsTests {
+  @Suite(.timeLimit(.minutes(3))) struct CurlConnectionOptionsTests {
     /// A name no resolver knows (RFC 6761 reserves `.test`): reached only as the options say.
     static let host = "api.errand.test"
 

@@ -7,7 +7,7 @@
   /// CurlTransport checks every option it sets: a refused one stops the transfer with an error
   /// naming it, and a libcurl too old for `CURLOPT_PROTOCOLS_STR` is restricted to http and https
   /// with the older bitmask instead of running unrestricted.
-  @Suite(.timeLimit(.minutes(2))) struct CurlOptionTests {
+  @Suite(.timeLimit(.minutes(3))) struct CurlOptionTests {
     /// What `restrictToHTTP` asked libcurl for, in order.
     final class Recorder: @unchecked Sendable {
       var calls: [String] = []

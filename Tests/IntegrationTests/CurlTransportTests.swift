@@ -10,7 +10,7 @@
 
   /// CurlTransport over a real socket: what it sends, what it streams, how it stops. The fault
   /// matrix and the redirect suites run against it too (see `TransportKind`).
-  @Suite(.timeLimit(.minutes(2))) struct CurlTransportTests {
+  @Suite(.timeLimit(.minutes(3))) struct CurlTransportTests {
     @Test func sendsTheMethodHeadersAndBodyAsGiven() async throws {
       let server = try LoopbackServer()
       defer { server.stop() }

@@ -7,7 +7,7 @@ import Testing
 
 /// A call's events in the same order, whether a stub or a real server over each transport
 /// answers it: one table of scenarios.
-@Suite(.timeLimit(.minutes(2))) struct EventListenerTests {
+@Suite(.timeLimit(.minutes(3))) struct EventListenerTests {
   /// A scenario: the answers, how the client is set up, and the events it must produce.
   struct Scenario: Sendable, CustomTestStringConvertible {
     var name: String

@@ -17,7 +17,7 @@ import Testing
 /// - §9.2.6 "Interpreting an event stream": the last event ID buffer is the stream's, kept
 ///   across connections; an `id` field with no value clears it.
 /// Event size, a request made anew for each connection, and a restart on demand are Errand's.
-@Suite(.timeLimit(.minutes(2))) struct EventStreamConformanceTests {
+@Suite(.timeLimit(.minutes(3))) struct EventStreamConformanceTests {
   static let endpoint = Endpoint<Data>(path: "feed", decoding: .data)
 
   /// Read a reconnecting stream to its end: its events, or the error it ended with.

@@ -9,7 +9,7 @@ import Testing
 /// Hostile probes of a reconnecting event stream, each through a stub and over sockets through
 /// every transport: an `id` in an event the server never finished, an ID that is not ASCII,
 /// secrets across a redirect and in every printed failure, and two streams of one client.
-@Suite(.timeLimit(.minutes(2))) struct EventStreamHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct EventStreamHostileTests {
   static let endpoint = EventStreamConformanceTests.endpoint
 
   // MARK: The last event ID is set when an event ends (§9.2.6, dispatch step 1)

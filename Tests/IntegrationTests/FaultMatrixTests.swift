@@ -8,7 +8,7 @@ import Testing
 /// One row per way a server can misbehave, each ending in the right `APIError`, over a real
 /// socket. How soon the deadline rows end is `WallClockTests`' to check; here every other row has
 /// a deadline far beyond its fault, so that a busy machine cannot turn it into `.timedOut`.
-@Suite(.timeLimit(.minutes(2))) struct FaultMatrixTests {
+@Suite(.timeLimit(.minutes(3))) struct FaultMatrixTests {
   struct Fault: Sendable, CustomTestStringConvertible {
     var name: String
     var script: @Sendable (RecordedRequest) -> ScriptedResponse

@@ -7,7 +7,7 @@ import Testing
 
 /// Each fault preset of the stub kit ends a call the way the same fault does through
 /// `URLSessionTransport` on a real socket: same `APIError` kind, same `URLError` code.
-@Suite(.timeLimit(.minutes(2))) struct FaultPresetParityTests {
+@Suite(.timeLimit(.minutes(3))) struct FaultPresetParityTests {
   struct Row: Sendable, CustomTestStringConvertible {
     var name: String
     var preset: StubResponse

@@ -6,7 +6,7 @@ import Testing
 /// The cache against httpbin's caching routes, through every transport: what httpbin marks
 /// fresh is a hit the second time; what it only validates comes back revalidated by a `304`.
 @Suite(
-  .timeLimit(.minutes(2)),
+  .timeLimit(.minutes(3)),
   .enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL to an httpbin server, as .ci/run does"))
 struct HTTPBinCacheTests {
   @Test(

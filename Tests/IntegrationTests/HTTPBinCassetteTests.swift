@@ -7,7 +7,7 @@ import Testing
 /// Record exchanges with a real server (httpbin) into a temporary cassette, then replay them with
 /// no network: the round trip that users rely on.
 @Suite(
-  .timeLimit(.minutes(2)),
+  .timeLimit(.minutes(3)),
   .enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL to an httpbin server, as .ci/run does"))
 struct HTTPBinCassetteTests {
   struct Slideshow: Decodable, Equatable {

@@ -62,7 +62,7 @@ enum HTTPBinContract {
 }
 
 /// The same table, checked three ways and used once as a stub.
-@Suite(.timeLimit(.minutes(2))) struct HTTPBinContractTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPBinContractTests {
   @Test(
     .enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL"), arguments: HTTPBinContract.contract.cases)
   func httpbinHonoursTheContract(_ row: ContractCase) async throws {
@@ -121,7 +121,7 @@ enum HTTPBinContract {
 }
 
 /// The published transport checks, run against every production transport and a real httpbin.
-@Suite(.timeLimit(.minutes(2)), .enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL"))
 struct URLSessionTransportConformanceTests {
   @Test(
     arguments: TransportConformance.checks + TransportConformance.streamingChecks

@@ -34,7 +34,7 @@
   /// CurlTransport over TLS: the published checks, HTTP/2 negotiated by ALPN, one connection for
   /// many requests, and a certificate that leads to no trusted authority refused.
   @Suite(
-    .timeLimit(.minutes(2)),
+    .timeLimit(.minutes(3)),
     .enabled(
       if: HTTPBinTLS.isAvailable, "set HTTPBIN_TLS_URL and HTTPBIN_TLS_CA_FILE, as .ci/run does"))
   struct HTTPBinTLSTests {

@@ -25,7 +25,7 @@ struct Echo: Decodable, Sendable {
 
 /// The same client and transport against a real server, httpbin, started by `.ci/run`.
 @Suite(
-  .timeLimit(.minutes(2)),
+  .timeLimit(.minutes(3)),
   .enabled(if: HTTPBin.url != nil, "set HTTPBIN_URL to an httpbin server, as .ci/run does"))
 struct HTTPBinTests {
   @Test func getEchoesQueryAndHeaders() async throws {

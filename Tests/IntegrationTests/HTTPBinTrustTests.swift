@@ -53,7 +53,7 @@
   /// do not (nothing sent), report-only pins, authorities added or in place of the system's,
   /// and client certificates in each form, presented only where they are meant to go.
   @Suite(
-    .timeLimit(.minutes(2)),
+    .timeLimit(.minutes(3)),
     .enabled(
       if: TLSFixtures.isAvailable,
       "set HTTPBIN_TLS_FIXTURES and the servers' URLs, as .ci/run does"))

@@ -8,7 +8,7 @@ import Testing
 /// delegate queue) and read on the caller's. Under ThreadSanitizer (`swift test
 /// --sanitize=thread`) this suite reports a data race if that hand-over has no edge the sanitizer
 /// sees; in any run it checks that every call gets its own answer, whole.
-@Suite(.timeLimit(.minutes(2))) struct HandOverThreadingTests {
+@Suite(.timeLimit(.minutes(3))) struct HandOverThreadingTests {
   @Test(arguments: TransportKind.allCases, [false, true])
   func everyCallGetsItsOwnHeadAndBody(_ transport: TransportKind, streams: Bool) async throws {
     let server = try LoopbackServer { request in

@@ -13,7 +13,7 @@
   /// reports none, so here a transport that waits as on Apple platforms is given the report by
   /// the test (``ReportedMetricsWaitTests``). Each test asserts the safe behaviour, so a failure
   /// is a finding.
-  @Suite(.timeLimit(.minutes(1))) struct HeldEndHostileTests {
+  @Suite(.timeLimit(.minutes(3))) struct HeldEndHostileTests {
     typealias Call = ReportedMetricsWaitTests.Call
 
     static let body = ReportedMetricsWaitTests.body

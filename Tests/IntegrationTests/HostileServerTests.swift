@@ -7,7 +7,7 @@ import Testing
 
 /// The second round of the fault matrix: what a server that lies or never stops does to a call,
 /// over a real socket through every transport.
-@Suite(.timeLimit(.minutes(2))) struct HostileServerTests {
+@Suite(.timeLimit(.minutes(3))) struct HostileServerTests {
   @Test(arguments: TransportKind.allCases)
   func aLineThatNeverEndsIsCapped(_ transport: TransportKind) async throws {
     let server = try LoopbackServer { _ in

@@ -6,7 +6,7 @@ import Testing
 
 /// The loopback server's request parser under requests no HTTP client would send: each is
 /// answered `400 Bad Request` and the server goes on serving; none crashes the test process.
-@Suite(.timeLimit(.minutes(2))) struct LoopbackParserTests {
+@Suite(.timeLimit(.minutes(3))) struct LoopbackParserTests {
   static let malformed: [(String, String)] = [
     (
       "an empty chunk size",

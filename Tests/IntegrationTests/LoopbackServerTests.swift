@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// The loopback server as code that owns its own URLSession uses it.
-@Suite(.timeLimit(.minutes(2))) struct LoopbackServerTests {
+@Suite(.timeLimit(.minutes(3))) struct LoopbackServerTests {
   @Test func enqueuedResponsesAnswerInOrderAndRequestsComeBackOneByOne() async throws {
     let server = try LoopbackServer()
     defer { server.stop() }

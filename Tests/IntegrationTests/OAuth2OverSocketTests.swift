@@ -7,7 +7,7 @@ import Testing
 /// The OAuth 2 provider against a token endpoint on a real socket (127.0.0.1), through each
 /// production transport: the form and Basic credentials as sent on the wire, the rotated refresh
 /// token saved, `invalid_grant` told apart.
-@Suite(.timeLimit(.minutes(1))) struct OAuth2OverSocketTests {
+@Suite(.timeLimit(.minutes(3))) struct OAuth2OverSocketTests {
   @Test(arguments: TransportKind.allCases)
   func aRefreshTokenGrantOverASocket(kind: TransportKind) async throws {
     let server = try LoopbackServer { request in

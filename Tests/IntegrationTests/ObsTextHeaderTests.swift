@@ -7,7 +7,7 @@ import Testing
 
 /// A header value with obs-text (a byte from 0x80 to 0xFF that is not UTF-8, which RFC 9110 §5.5
 /// lets a recipient read as opaque data), as a server written for Latin-1 sends it.
-@Suite(.timeLimit(.minutes(2))) struct ObsTextHeaderTests {
+@Suite(.timeLimit(.minutes(3))) struct ObsTextHeaderTests {
   @Test(arguments: TransportKind.allCases)
   func anObsTextHeaderValueIsReadOrExplained(kind: TransportKind) async throws {
     let server = try LoopbackServer()

@@ -6,7 +6,7 @@ import Testing
 
 /// `send` runs outside the client's actor, so two responses decode at the same time.
 @Suite(
-  .timeLimit(.minutes(2)),
+  .timeLimit(.minutes(3)),
   .enabled(if: ProcessInfo.processInfo.activeProcessorCount >= 2, "needs two cores"))
 struct ParallelDecodingTests {
   /// Two parties that each wait, up to a limit, for the other to arrive.

@@ -16,7 +16,7 @@
   /// Its cases run one at a time: Foundation's `Process.run()` crashed once (a bad read inside it)
   /// while two cases launched children at the same moment beside the whole suite, and one child
   /// at a time costs a few seconds at most.
-  @Suite(.timeLimit(.minutes(2)), .serialized) struct ProxyEnvironmentTests {
+  @Suite(.timeLimit(.minutes(3)), .serialized) struct ProxyEnvironmentTests {
     struct Case: Sendable, CustomTestStringConvertible {
       var testDescription: String
       /// The variable that names the loopback proxy.

@@ -9,7 +9,7 @@ import Testing
 /// reconnecting stream reads every event exactly once, through every transport. The waits
 /// between connections (at least half a second, growing as each connection ends at once) run
 /// on a `TestClock`, advanced as each is announced.
-@Suite(.timeLimit(.minutes(2))) struct ReconnectionOverSocketTests {
+@Suite(.timeLimit(.minutes(3))) struct ReconnectionOverSocketTests {
   static let count = 100
 
   @Test(arguments: TransportKind.allCases)

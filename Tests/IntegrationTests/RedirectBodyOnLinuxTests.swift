@@ -15,7 +15,7 @@ import Testing
 /// transport built on URLSession, ever sees it. This test asks URLSession directly, with a
 /// delegate that records every byte it is given; it will fail the day FoundationNetworking
 /// delivers the body, and the transport can then do the same.
-@Suite(.timeLimit(.minutes(2))) struct RedirectBodyOnLinuxTests {
+@Suite(.timeLimit(.minutes(3))) struct RedirectBodyOnLinuxTests {
   /// Records the status and every byte a data task is given, and when it completes.
   final class Recorder: NSObject, URLSessionDataDelegate, Sendable {
     let received = Locked(Data())

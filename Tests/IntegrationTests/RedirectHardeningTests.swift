@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Redirects that would do what the caller did not ask for are refused or defused.
-@Suite(.timeLimit(.minutes(2))) struct RedirectHardeningTests {
+@Suite(.timeLimit(.minutes(3))) struct RedirectHardeningTests {
   @Test(
     arguments: ["file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "ftp://x/y"],
     TransportKind.allCases)
@@ -172,7 +172,7 @@ import Testing
 
 /// Buffered calls are bounded by default; streams are not. (Malformed answers are rows of the
 /// fault matrix.)
-@Suite(.timeLimit(.minutes(2))) struct DefaultSizeLimitTests {
+@Suite(.timeLimit(.minutes(3))) struct DefaultSizeLimitTests {
   @Test(arguments: TransportKind.allCases)
   func bufferedCallsGetADefaultSizeLimitAndStreamsDoNot(_ transport: TransportKind) async throws {
     let stub = StubTransport()

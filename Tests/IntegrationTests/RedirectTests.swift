@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Redirects: followed within the origin with every header, and without credentials elsewhere.
-@Suite(.timeLimit(.minutes(2))) struct RedirectTests {
+@Suite(.timeLimit(.minutes(3))) struct RedirectTests {
   static let credentials: HTTPHeaders = [
     "Authorization": "Bearer s3cret", "Proxy-Authorization": "Basic s3cret",
     "Cookie": "session=s3cret", "X-API-Key": "k3y", "X-Auth-Token": "t0k3n",

@@ -12,7 +12,7 @@
   /// (and answers a buffered call) when both have come, whichever comes last, or half a second
   /// after the end. URLSession on Linux reports none, so here a transport that waits as on Apple
   /// platforms is given the report by the test, after the end.
-  @Suite(.timeLimit(.minutes(1))) struct ReportedMetricsWaitTests {
+  @Suite(.timeLimit(.minutes(3))) struct ReportedMetricsWaitTests {
     enum Call: String, CaseIterable, CustomTestStringConvertible {
       case streamed, buffered
       var testDescription: String { rawValue }

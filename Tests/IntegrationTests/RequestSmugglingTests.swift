@@ -14,7 +14,7 @@ import Testing
 /// Every transport checks every request it sends, whoever built it: a middleware or a direct
 /// `send` cannot inject a header, smuggle a second request through the method, or set the headers
 /// that frame the message.
-@Suite(.timeLimit(.minutes(2))) struct RequestSmugglingTests {
+@Suite(.timeLimit(.minutes(3))) struct RequestSmugglingTests {
   /// Requests no transport may put on the wire, and what the refusal says.
   enum Hostile: String, CaseIterable, CustomTestStringConvertible {
     case crlfInHeaderValue = "CR LF in a header value"

@@ -8,7 +8,7 @@ import Testing
 /// Hostile review, round three, over a real socket through every transport: repeated field lines
 /// as a server sends them, a cookie from the wire, and a next page at another origin. Each test
 /// asserts the safe behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(2))) struct RoundThreeSocketReviewTests {
+@Suite(.timeLimit(.minutes(3))) struct RoundThreeSocketReviewTests {
   struct Token: TokenProvider {
     let token: String
     func currentToken() async throws -> String? { token }

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Headers and bodies cross `URLSessionTransport` byte for byte, both ways.
-@Suite(.timeLimit(.minutes(2))) struct RoundTripTests {
+@Suite(.timeLimit(.minutes(3))) struct RoundTripTests {
   @Test(arguments: [0, 1, 1_000, 65_537, 10 * 1024 * 1024])
   func requestBodyArrivesByteForByte(size: Int) async throws {
     let server = try LoopbackServer { _ in ScriptedResponse(status: 201) }

@@ -9,7 +9,7 @@ import Testing
 /// Event streams from other implementations' published test suites and the standard's own
 /// examples, each read three ways: by the parser split at every byte boundary, through a stub, and
 /// over a socket through every transport. Each case names its source.
-@Suite(.timeLimit(.minutes(2))) struct ServerSentEventConformanceTests {
+@Suite(.timeLimit(.minutes(3))) struct ServerSentEventConformanceTests {
   struct Case: Sendable, CustomTestStringConvertible {
     var source: String
     var name: String

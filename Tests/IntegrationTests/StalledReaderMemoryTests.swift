@@ -19,7 +19,7 @@
   /// the processor. Skipped under ThreadSanitizer, whose shadow memory grows with every byte the
   /// process touches.
   @Suite(
-    .timeLimit(.minutes(2)), .serialized,
+    .timeLimit(.minutes(3)), .serialized,
     .disabled(
       if: StalledReaderProbe.underThreadSanitizer,
       "ThreadSanitizer's shadow memory is resident memory too"))

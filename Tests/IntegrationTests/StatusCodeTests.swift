@@ -7,7 +7,7 @@ import Testing
 
 /// Status codes pass through `URLSessionTransport` unchanged, and the client accepts 2xx only.
 /// 1xx codes are not final responses in HTTP/1.1, so they are not tested as answers.
-@Suite(.timeLimit(.minutes(2))) struct StatusCodeTests {
+@Suite(.timeLimit(.minutes(3))) struct StatusCodeTests {
   static let successes = [200, 201, 202, 203, 205, 206]
   static let failures = [
     300, 304, 400, 401, 403, 404, 405, 409, 410, 418, 422, 429, 500, 501, 502, 503, 504,

@@ -7,7 +7,7 @@ import Testing
 
 /// `URLSessionTransport` streaming against the loopback server: bodies as they arrive, limits,
 /// failures mid-body, and a reader that stops.
-@Suite(.timeLimit(.minutes(2))) struct StreamingTests {
+@Suite(.timeLimit(.minutes(3))) struct StreamingTests {
   static let endpoint = Endpoint<Data>(path: "body", decoding: .data)
 
   @Test(arguments: [0, 1, 64 * 1024, 10 * 1024 * 1024], [false, true])

@@ -10,7 +10,7 @@
   /// process (`StubServerChild`, an app in miniature) with the server's launch environment, the
   /// app finds the server there and calls it through `APIClient` over a production transport,
   /// and the test verifies what the app sent through the stub's journal.
-  @Suite(.timeLimit(.minutes(2))) struct StubServerChildProcessTests {
+  @Suite(.timeLimit(.minutes(3))) struct StubServerChildProcessTests {
     typealias Call = ChildApp.Call
     typealias Outcome = ChildApp.Outcome
 

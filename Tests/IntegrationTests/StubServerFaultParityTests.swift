@@ -8,7 +8,7 @@ import Testing
 /// A fault a stub answers ends a call the same way in-process and over the stub server's socket:
 /// the same `APIError` kind and status, through both production transports. One server per
 /// transport; the rows run one after another.
-@Suite(.timeLimit(.minutes(2))) struct StubServerFaultParityTests {
+@Suite(.timeLimit(.minutes(3))) struct StubServerFaultParityTests {
   struct Row: Sendable {
     var name: String
     var answer: StubResponse

@@ -9,7 +9,7 @@ import Testing
 /// request past it, clients that hold connections or never read, reports that would send the
 /// other process's secrets back, stubs that throw, never answer or answer what cannot be sent,
 /// and a stop in the middle of it all.
-@Suite(.timeLimit(.minutes(2))) struct StubServerHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct StubServerHostileTests {
   /// What a raw client sends, and whether the server must refuse it (`400`, the stub never
   /// asked) or answer only its first request.
   struct Probe: Sendable {

@@ -11,7 +11,7 @@ import Testing
 
 /// `LoopbackServer(serving:)`: a `StubTransport` (or a cassette) answers another process over a
 /// real socket, with its routes, its clock and its journal, through both production transports.
-@Suite(.timeLimit(.minutes(2))) struct StubServerTests {
+@Suite(.timeLimit(.minutes(3))) struct StubServerTests {
   @Test(arguments: TransportKind.allCases)
   func servesTheRoutesAndTheJournalShowsWhatArrived(_ kind: TransportKind) async throws {
     let stub = StubTransport()

@@ -11,7 +11,7 @@ import Testing
 
 /// URLSession's own timeout reads as `.timedOut`, and cancellation ends the call and the
 /// connection. How soon deadlines fire is `WallClockTests`' to check.
-@Suite(.timeLimit(.minutes(2))) struct TimeoutAndCancellationTests {
+@Suite(.timeLimit(.minutes(3))) struct TimeoutAndCancellationTests {
   /// URLSession's own request timeout (not Errand's deadline, which runs on the client's clock)
   /// fires on the wall clock; its `URLError(.timedOut)` must still read as `.timedOut`.
   @Test func sessionRequestTimeoutMapsToTimedOut() async throws {

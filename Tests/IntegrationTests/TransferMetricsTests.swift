@@ -9,7 +9,7 @@
   /// Each transport's metrics over a real socket: phases in order, sizes as sent, the connection
   /// where the transport knows it, redirects hop by hop. On macOS (the workflow) URLSession's own
   /// report is checked too.
-  @Suite(.timeLimit(.minutes(1))) struct TransferMetricsTests {
+  @Suite(.timeLimit(.minutes(3))) struct TransferMetricsTests {
     /// The phase marks that are known, in the order the phases happen.
     static func marks(_ metrics: TransferMetrics) -> [Duration] {
       [

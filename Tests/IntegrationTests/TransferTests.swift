@@ -7,7 +7,7 @@ import Testing
 
 /// Downloads to disk and uploads from disk or memory through the production transports, with
 /// progress.
-@Suite(.timeLimit(.minutes(2))) struct TransferTests {
+@Suite(.timeLimit(.minutes(3))) struct TransferTests {
   @Test(arguments: TransportKind.allCases, [0, 1, 10 * 1024 * 1024])
   func aDownloadLandsByteForByteWithProgress(kind: TransportKind, size: Int) async throws {
     let bytes = patternBytes(size)

@@ -300,7 +300,7 @@
 #if os(Linux)
   /// A pinned host reached over plain HTTP, where there is no key to compare: refused before
   /// anything is sent, directly or by a redirect; report-only pins let it go.
-  @Suite(.timeLimit(.minutes(1))) struct PinnedHostOverPlainHTTPTests {
+  @Suite(.timeLimit(.minutes(3))) struct PinnedHostOverPlainHTTPTests {
     static let pin = Data(repeating: 9, count: 32).base64EncodedString()
 
     @Test func aPinnedHostIsNotCalledOverPlainHTTP() async throws {

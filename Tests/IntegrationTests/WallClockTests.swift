@@ -22,7 +22,7 @@ import Testing
 /// deadline's cancellation goes through on Linux) was seen busy for 16 s with the other suites'
 /// large bodies, and the bound measured them, not Errand.
 @Suite(
-  .timeLimit(.minutes(2)), .serialized,
+  .timeLimit(.minutes(3)), .serialized,
   .enabled(
     if: ProcessInfo.processInfo.environment["ERRAND_WALL_CLOCK"] != nil,
     "wall-clock bounds run alone: ERRAND_WALL_CLOCK=1"))

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct BadCassetteTests {
+@Suite(.timeLimit(.minutes(3))) struct BadCassetteTests {
   private func write(_ text: String) throws -> URL {
     let file = temporaryCassette()
     try FileManager.default.createDirectory(

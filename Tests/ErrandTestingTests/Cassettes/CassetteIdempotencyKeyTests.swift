@@ -6,7 +6,7 @@ import Testing
 
 /// A call with a generated `Idempotency-Key` sends a new key every run, so the key a cassette
 /// recorded never comes again: replaying must not depend on its value, only on its presence.
-@Suite(.timeLimit(.minutes(2))) struct CassetteIdempotencyKeyTests {
+@Suite(.timeLimit(.minutes(3))) struct CassetteIdempotencyKeyTests {
   static let order = Endpoint<Data>(
     method: .post, path: "orders", body: .data(Data(#"{"sku":"A1"}"#.utf8)), decoding: .data
   ).withIdempotencyKey()

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct CassetteMatchingTests {
+@Suite(.timeLimit(.minutes(3))) struct CassetteMatchingTests {
   /// A cassette holding one GET of `/dogs?a=1&b=2` with a header and a JSON body.
   private func recorded() async throws -> URL {
     let file = temporaryCassette()

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// A server that echoes what it was sent must not get the request's secrets written to disk.
-@Suite(.timeLimit(.minutes(2))) struct CassetteSecretsTests {
+@Suite(.timeLimit(.minutes(3))) struct CassetteSecretsTests {
   @Test func echoedSecretsAndSecretLocationsNeverReachTheFile() async throws {
     let file = temporaryCassette()
     let upstream = StubTransport { request in

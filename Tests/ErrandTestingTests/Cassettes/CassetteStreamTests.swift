@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Streams recorded with their chunk boundaries (event streams as events) and replayed as streams.
-@Suite(.timeLimit(.minutes(2))) struct CassetteStreamTests {
+@Suite(.timeLimit(.minutes(3))) struct CassetteStreamTests {
   static func chunks(of stream: ResponseStream) async throws -> [Data] {
     var chunks: [Data] = []
     for try await chunk in stream { chunks.append(chunk) }

@@ -21,7 +21,7 @@ struct BodyCase: Sendable, CustomTestStringConvertible {
   var testDescription: String { label }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct CassetteTests {
+@Suite(.timeLimit(.minutes(3))) struct CassetteTests {
   static let bodies: [BodyCase] = [
     BodyCase(
       label: "compact JSON", body: Data(#"{"name":"Rex","tags":["good",1.50]}"#.utf8),

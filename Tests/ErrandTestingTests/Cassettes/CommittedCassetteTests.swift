@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `Fixtures/cassettes/dogpatch.json`, committed, replayed offline.
-@Suite(.timeLimit(.minutes(2))) struct CommittedCassetteTests {
+@Suite(.timeLimit(.minutes(3))) struct CommittedCassetteTests {
   struct Listing: Decodable, Equatable {
     var id: Int
     var name: String

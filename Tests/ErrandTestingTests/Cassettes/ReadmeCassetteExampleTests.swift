@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// README's "Recording and replaying" lines, run against a stub upstream into a temporary file.
-@Suite(.timeLimit(.minutes(2))) struct ReadmeCassetteExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeCassetteExampleTests {
   @Test func recordsThenReplays() async throws {
     let file = temporaryCassette("dogpatch")
     let upstream = StubTransport { _ in .json([Dog(name: "Rex")]) }

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct StubTimingTests {
+@Suite(.timeLimit(.minutes(3))) struct StubTimingTests {
   @Test func thirtySecondDelayTakesNoWallTimeWithTheTestClock() async throws {
     let clock = TestClock()
     let stub = StubTransport(clock: clock)

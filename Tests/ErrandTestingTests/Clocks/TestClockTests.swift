@@ -2,7 +2,7 @@ import ErrandTesting
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct TestClockTests {
+@Suite(.timeLimit(.minutes(3))) struct TestClockTests {
   @Test func aSleepStartedInACancelledTaskThrowsAndLeavesNoSleeper() async {
     let clock = TestClock()
     let task = Task {

@@ -21,7 +21,7 @@ enum DogsContract {
     ])
 }
 
-@Suite(.timeLimit(.minutes(2))) struct ContractTests {
+@Suite(.timeLimit(.minutes(3))) struct ContractTests {
   @Test(arguments: DogsContract.contract.cases)
   func theContractsOwnStubHonoursEveryCase(_ row: ContractCase) async throws {
     try await row.verify(
@@ -93,7 +93,7 @@ enum DogsContract {
 }
 
 /// README's three-case contract, used both ways.
-@Suite(.timeLimit(.minutes(2))) struct ReadmeContractExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeContractExampleTests {
   static let base = URL(string: "https://api.example.com/v1")!
   static let dogsAPI = Contract(
     "Dogs API",
@@ -118,7 +118,7 @@ enum DogsContract {
   }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct TransportConformanceTests {
+@Suite(.timeLimit(.minutes(3))) struct TransportConformanceTests {
   @Test(
     arguments: TransportConformance.checks + TransportConformance.streamingChecks
       + TransportConformance.exchangeChecks)

@@ -7,7 +7,7 @@ import Testing
 /// Four common ways of testing networking code (a URLProtocol mock, an injected session,
 /// provider-level stubs, a test-driven client), ported to the stub kit: each is a line or two of
 /// setup and one assertion.
-@Suite(.timeLimit(.minutes(2))) struct MigrationScenarioTests {
+@Suite(.timeLimit(.minutes(3))) struct MigrationScenarioTests {
   enum Outcome: String, CaseIterable, Sendable {
     case fixtureJSON, serverError, incorrectData, transportError
 

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct FixturesTests {
+@Suite(.timeLimit(.minutes(3))) struct FixturesTests {
   struct Dog: Decodable, Equatable {
     var id: Int
     var name: String

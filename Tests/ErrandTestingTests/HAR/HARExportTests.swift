@@ -38,7 +38,7 @@ struct HARSecretCase: Sendable, CustomTestStringConvertible {
   ]
 }
 
-@Suite(.timeLimit(.minutes(1))) struct HARExportTests {
+@Suite(.timeLimit(.minutes(3))) struct HARExportTests {
   /// A client whose redaction names secrets of its own, as an app's would.
   static func client(_ transport: any Transport) -> APIClient {
     var configuration = APIClient.Configuration()

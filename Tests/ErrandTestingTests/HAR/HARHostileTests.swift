@@ -158,7 +158,7 @@ struct HARProbe: Sendable, CustomTestStringConvertible {
   ]
 }
 
-@Suite(.timeLimit(.minutes(1))) struct HARHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct HARHostileTests {
   @Test(arguments: HARProbe.reading)
   func malformedDocumentsAreRefusedWithTheEntryAndTheField(_ probe: HARProbe) throws {
     let error = try #require(throws: HARError.self) { try HAR(data: probe.document) }
@@ -314,7 +314,7 @@ struct HARProbe: Sendable, CustomTestStringConvertible {
 }
 
 /// Probes found by reading the code as a hostile reviewer: each failed before its fix.
-@Suite(.timeLimit(.minutes(1))) struct HARReviewProbes {
+@Suite(.timeLimit(.minutes(3))) struct HARReviewProbes {
   /// Chrome names each page by its URL: a token in it must not reach a file or a log.
   @Test func aPageTitleURLKeepsItsSecretsHidden() throws {
     let document = Data(

@@ -29,7 +29,7 @@ struct HARFixtureFacts: Sendable, CustomTestStringConvertible {
   ]
 }
 
-@Suite(.timeLimit(.minutes(1))) struct HARModelTests {
+@Suite(.timeLimit(.minutes(3))) struct HARModelTests {
   @Test(arguments: HARFixtureFacts.all)
   func fixturesReadAsTheirToolWroteThem(_ facts: HARFixtureFacts) throws {
     let har = try harFixture(facts.file)

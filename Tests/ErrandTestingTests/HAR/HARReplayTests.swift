@@ -83,7 +83,7 @@ enum HARReplayer: String, Sendable, CaseIterable {
   }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct HARReplayTests {
+@Suite(.timeLimit(.minutes(3))) struct HARReplayTests {
   @Test(arguments: HARReplayCase.all, HARReplayer.allCases)
   func fixturesReplayThroughAPIClient(_ replay: HARReplayCase, _ replayer: HARReplayer)
     async throws
@@ -200,7 +200,7 @@ enum HARReplayer: String, Sendable, CaseIterable {
 }
 
 /// README's "HAR" lines, run as written.
-@Suite(.timeLimit(.minutes(1))) struct ReadmeHARExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeHARExampleTests {
   @Test func replaysAChromeSession() async throws {
     let har = try HAR(data: try Fixtures.nearest().data("har/chrome-devtools.har"))
     let client = APIClient(

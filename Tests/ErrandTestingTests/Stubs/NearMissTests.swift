@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Failures that explain themselves: which clause a near miss failed, and how a body differs.
-@Suite(.timeLimit(.minutes(2))) struct NearMissTests {
+@Suite(.timeLimit(.minutes(3))) struct NearMissTests {
   struct NewDog: Codable, Equatable, Sendable {
     var name: String
     var age: Double

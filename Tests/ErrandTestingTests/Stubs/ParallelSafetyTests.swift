@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// 200 tests' worth of clients at once, each with its own stub: no answer or journal entry crosses.
-@Suite(.timeLimit(.minutes(2))) struct ParallelSafetyTests {
+@Suite(.timeLimit(.minutes(3))) struct ParallelSafetyTests {
   @Test func twoHundredStubsNeverCrossTalk() async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
       for index in 0..<200 {

@@ -6,7 +6,7 @@ import Testing
 
 /// Partial stubbing: what the routes do not answer goes to a real transport (here another stub
 /// standing in for the API, or a cassette).
-@Suite(.timeLimit(.minutes(2))) struct PassthroughTests {
+@Suite(.timeLimit(.minutes(3))) struct PassthroughTests {
   @Test func unmatchedRequestsGoUpstreamAndAreMarkedForwarded() async throws {
     let api = StubTransport()
     await api.on(.get, "/v1/dogs", .json([Dog(name: "Real Rex")]))

@@ -13,7 +13,7 @@ struct MatchCase: Sendable, CustomTestStringConvertible {
   var testDescription: String { "\(matcher) vs \(request.method) \(request.url.path): \(matches)" }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct RequestMatcherTests {
+@Suite(.timeLimit(.minutes(3))) struct RequestMatcherTests {
   static let dogJSON = Data(#"{ "age": 3, "name": "Rex" }"#.utf8)
 
   static let cases: [MatchCase] = [

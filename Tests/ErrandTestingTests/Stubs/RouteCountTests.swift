@@ -6,7 +6,7 @@ import Testing
 
 /// `.times(n)`, `.atLeast(n)`, `.atMost(n)`, `.never()`: how often a route expects to be called,
 /// reported at the line that registered it.
-@Suite(.timeLimit(.minutes(1))) struct RouteCountTests {
+@Suite(.timeLimit(.minutes(3))) struct RouteCountTests {
   /// A route's count modifiers, the calls it gets, and the failure it reports (`nil`: none).
   struct CountCase: Sendable, CustomTestStringConvertible {
     var name: String

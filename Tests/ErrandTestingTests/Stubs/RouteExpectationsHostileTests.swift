@@ -6,7 +6,7 @@ import Testing
 
 /// Counts and scenarios, reviewed as an attacker would: odd numbers and names, crowds of calls,
 /// routes that never come back.
-@Suite(.timeLimit(.minutes(1))) struct RouteExpectationsHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct RouteExpectationsHostileTests {
   /// A count no call can meet, the calls the route gets, and what is reported.
   struct BadCount: Sendable, CustomTestStringConvertible {
     var testDescription: String

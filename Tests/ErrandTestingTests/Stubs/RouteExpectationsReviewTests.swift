@@ -7,7 +7,7 @@ import Testing
 /// A second hostile review of call counts and scenarios: secrets in the reports, the docs run as
 /// written, counts and states across cancellation, sequences, pass-through, redirects, streams,
 /// samples and routes added while calls wait.
-@Suite(.timeLimit(.minutes(1))) struct RouteExpectationsReviewTests {
+@Suite(.timeLimit(.minutes(3))) struct RouteExpectationsReviewTests {
   static let secret = "s3cret-t0k3n"
 
   // MARK: - Secrets in the reports
@@ -466,7 +466,7 @@ import Testing
 
 /// Probes that run under the `.stubbed` trait: each case of a parameterized test has a stub of
 /// its own, and the trait checks it when the case ends.
-@Suite(.timeLimit(.minutes(1))) struct RouteExpectationsReviewTraitTests {
+@Suite(.timeLimit(.minutes(3))) struct RouteExpectationsReviewTraitTests {
   @Test(.stubbed, arguments: 0..<16)
   func eachCaseCountsOnlyItsOwnCalls(_ index: Int) async throws {
     let stub = StubTransport.current
@@ -523,7 +523,7 @@ import Testing
 }
 
 /// A suite whose initializer registers routes on the trait's stub.
-@Suite(.timeLimit(.minutes(1))) struct RouteExpectationsReviewInitTests {
+@Suite(.timeLimit(.minutes(3))) struct RouteExpectationsReviewInitTests {
   let stub: StubTransport
 
   init() async {

@@ -6,7 +6,7 @@ import Testing
 
 /// Probes that need a test of their own: the `.stubbed` trait checks each one when it ends, so an
 /// issue recorded twice fails it.
-@Suite(.timeLimit(.minutes(1))) struct RouteExpectationsTraitHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct RouteExpectationsTraitHostileTests {
   @Test(.stubbed) func aRouteCheckedByVerifyAllRoutesUsedIsNotReportedAgainByTheTrait() async {
     let stub = StubTransport.current
     await stub.on(.get, "/v1/dogs", .json([Dog]()).times(2))

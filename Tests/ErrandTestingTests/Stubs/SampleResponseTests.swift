@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Moya's `sampleData`: endpoints carry samples, and a stub can answer every endpoint with its own.
-@Suite(.timeLimit(.minutes(2))) struct SampleResponseTests {
+@Suite(.timeLimit(.minutes(3))) struct SampleResponseTests {
   enum DogAPI {
     static let list = Endpoint<[Dog]>(path: "dogs").withSample(Data(#"[{"name":"Rex"}]"#.utf8))
     static let unauthorized = Endpoint<Dog>(path: "me").withSample(
@@ -53,7 +53,7 @@ import Testing
   }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct StubFactoryTests {
+@Suite(.timeLimit(.minutes(3))) struct StubFactoryTests {
   @Test func stubReadsWellWhereATransportIsExpected() async throws {
     let client = APIClient(
       baseURL: base, transport: .stub { $0.on(.get, "/v1/dogs", .json([Dog(name: "Rex")])) })

@@ -6,7 +6,7 @@ import Testing
 
 /// Scenarios: routes that require a named state and move it, for flows whose answers depend on
 /// what came before.
-@Suite(.timeLimit(.minutes(1))) struct ScenarioTests {
+@Suite(.timeLimit(.minutes(3))) struct ScenarioTests {
   @Test(.stubbed) func aCreatedDogShowsInTheList() async throws {
     let stub = StubTransport.current
     let rex = Dog(name: "Rex")

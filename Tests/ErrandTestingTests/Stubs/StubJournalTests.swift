@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct StubJournalTests {
+@Suite(.timeLimit(.minutes(3))) struct StubJournalTests {
   @Test func recordsEveryRequestWithItsBody() async throws {
     let stub = StubTransport { _ in .status(204) }
     let client = client(stub)
@@ -67,7 +67,7 @@ import Testing
   }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct StubVerificationTests {
+@Suite(.timeLimit(.minutes(3))) struct StubVerificationTests {
   @Test func listsRoutesNoRequestUsed() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/dogs", .status(200))

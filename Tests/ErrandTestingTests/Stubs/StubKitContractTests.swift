@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The stub kit's lines that tests outside this repository use, compiled as written.
-@Suite(.timeLimit(.minutes(2))) struct StubKitContractTests {
+@Suite(.timeLimit(.minutes(3))) struct StubKitContractTests {
   @Test func snippetCompilesAndBehaves() async throws {
     let clock = TestClock()
     let stub = StubTransport(clock: clock)

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct StubResponseTests {
+@Suite(.timeLimit(.minutes(3))) struct StubResponseTests {
   @Test func sequenceAnswersInTurnThenRepeatsTheLast() async throws {
     let stub = StubTransport()
     await stub.on(

@@ -5,7 +5,7 @@ import Testing
 
 /// `StubServerEnvironment`: the app finds the stub server in its environment, and only ever one
 /// on this machine's loopback interface.
-@Suite(.timeLimit(.minutes(2))) struct StubServerEnvironmentTests {
+@Suite(.timeLimit(.minutes(3))) struct StubServerEnvironmentTests {
   static let accepted: [(String, String)] = [
     ("http://127.0.0.1:49152", "http://127.0.0.1:49152"),
     ("http://127.0.0.1:49152/", "http://127.0.0.1:49152"),

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct StubTransportTests {
+@Suite(.timeLimit(.minutes(3))) struct StubTransportTests {
   @Test func answersTheMatchingRouteAndRecordsTheRequest() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))

@@ -6,7 +6,7 @@ import Testing
 /// A stub made with the trust policy and connection options an app gives its real transport:
 /// the options kept for the test and checked as a real transport checks them, and the answers
 /// of a pinning failure and of a server that wants a client certificate.
-@Suite(.timeLimit(.minutes(1))) struct StubTrustTests {
+@Suite(.timeLimit(.minutes(3))) struct StubTrustTests {
   static let current = Data(repeating: 1, count: 32).base64EncodedString()
   static let backup = Data(repeating: 2, count: 32).base64EncodedString()
   static let base = URL(string: "https://api.example.com/v1")!

@@ -10,7 +10,7 @@ import Testing
 
 // watchOS runs no custom URLProtocol, and StubURLProtocol is unavailable there.
 #if !os(watchOS)
-  @Suite(.timeLimit(.minutes(2))) struct StubURLProtocolTests {
+  @Suite(.timeLimit(.minutes(3))) struct StubURLProtocolTests {
     @Test func answersAppURLSessionCodeFromTheStub() async throws {
       let stub = StubTransport()
       await stub.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `@Test(.stubbed)`: a stub per test, checked when the test ends.
-@Suite(.timeLimit(.minutes(2))) struct StubbedTraitTests {
+@Suite(.timeLimit(.minutes(3))) struct StubbedTraitTests {
   /// The shortest complete test: stub, call, check the value and the request.
   @Test(.stubbed) func listsDogs() async throws {
     await StubTransport.current.on(.get, "/v1/dogs", .json([Dog(name: "Rex")]))

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct UnimplementedTransportTests {
+@Suite(.timeLimit(.minutes(3))) struct UnimplementedTransportTests {
   @Test func usingItRecordsAnIssueAndFailsTheCall() async throws {
     let client = APIClient(baseURL: base, transport: .unimplemented("dogs API"))
     await withKnownIssue {

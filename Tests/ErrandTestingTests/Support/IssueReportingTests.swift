@@ -5,7 +5,7 @@ import Testing
 
 /// ErrandStubs links no test framework; it finds ErrandTesting's Swift Testing reporter at run
 /// time. These tests fail if the two drift apart.
-@Suite(.timeLimit(.minutes(2))) struct IssueReportingTests {
+@Suite(.timeLimit(.minutes(3))) struct IssueReportingTests {
   @Test func theNameErrandStubsLooksUpIsTheReporter() throws {
     let reporter = try #require(TestIssueReporting.reporter)
     #expect(ObjectIdentifier(reporter) == ObjectIdentifier(SwiftTestingIssueReporter.self))

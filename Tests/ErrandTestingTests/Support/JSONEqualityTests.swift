@@ -7,7 +7,7 @@ import Testing
 /// One meaning of "the same JSON": `RequestMatcher.jsonBody(_:)`, a cassette's body matching and
 /// `jsonBodyDifferences(from:)` agree, including where they once did not (a negative zero,
 /// numbers beyond a `Double`, a key written twice).
-@Suite(.timeLimit(.minutes(2))) struct JSONEqualityTests {
+@Suite(.timeLimit(.minutes(3))) struct JSONEqualityTests {
   @Test(
     arguments: [
       (["a": 1], #"{ "a": 1.0 }"#, []),

@@ -5,7 +5,7 @@ import Testing
 
 /// The body's state machine on its own: each event is a call, each effect a value to inspect; no
 /// threads, no tasks. A reader's wake is a number.
-@Suite(.timeLimit(.minutes(1))) struct BodyStateTests {
+@Suite(.timeLimit(.minutes(3))) struct BodyStateTests {
   typealias State = BodyState<Int>
 
   /// Counts how often the transfer was told to stop.

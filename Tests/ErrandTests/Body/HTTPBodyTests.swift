@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct HTTPBodyTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPBodyTests {
   /// A reader that has not started yet costs no more than the memory budget: the rest waits in a
   /// temporary file and comes back byte for byte, in order.
   @Test(arguments: [1_000, 64 * 1024, 1_000_000])

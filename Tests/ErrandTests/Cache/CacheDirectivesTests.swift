@@ -6,7 +6,7 @@ import Testing
 
 /// RFC 9111's finer points, on a `TestClock`: duplicate and quoted `Cache-Control` directives, a
 /// request's own directives, and a `304` that is about another representation.
-@Suite(.timeLimit(.minutes(1))) struct CacheDirectivesTests {
+@Suite(.timeLimit(.minutes(3))) struct CacheDirectivesTests {
   typealias Setup = HTTPCacheTests.Setup
   static let body = HTTPCacheTests.body
 

@@ -7,7 +7,7 @@ import Testing
 
 /// The memory store: least-recently-used eviction in a few steps per call however many entries
 /// are stored, variants per URL, and a byte budget that counts what an entry holds.
-@Suite(.timeLimit(.minutes(2))) struct CacheMemoryStoreTests {
+@Suite(.timeLimit(.minutes(3))) struct CacheMemoryStoreTests {
   /// An entry for `GET /v1/items/<id>` (ids padded, so that every entry costs the same).
   static func entry(
     _ id: Int, body: Data = Data(), requestHeaders: HTTPHeaders = [:], requestBody: Data? = nil,

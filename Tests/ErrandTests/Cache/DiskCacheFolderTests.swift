@@ -6,7 +6,7 @@ import Testing
 
 /// What the disk store leaves in its folder: private modes whatever the umask, no empty folders,
 /// and one budget for every cache on the folder.
-@Suite(.timeLimit(.minutes(2))) struct DiskCacheFolderTests {
+@Suite(.timeLimit(.minutes(3))) struct DiskCacheFolderTests {
   /// Folders 0700 and files 0600 with the usual umask of 022, which leaves what is created
   /// without an explicit mode readable by all (0755, 0644): the store sets its modes itself. (A
   /// umask of 0 would prove no more, and the umask is the process's: while it was 0, other

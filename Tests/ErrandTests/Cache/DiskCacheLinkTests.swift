@@ -8,7 +8,7 @@ import Testing
 /// folder, an entry file, the version marker) is foreign, never read or written through, and what
 /// it points to stays as it was, whatever the cache does. Each test keeps the "outside" target in
 /// its own temporary folder, so even a regression deletes nothing else.
-@Suite(.timeLimit(.minutes(2))) struct DiskCacheLinkTests {
+@Suite(.timeLimit(.minutes(3))) struct DiskCacheLinkTests {
   enum Link: String, CaseIterable, CustomTestStringConvertible {
     case urlFolder = "the URL's folder is a link to a folder outside"
     case otherURLFolder = "a folder named like another URL's is a link to a folder outside"

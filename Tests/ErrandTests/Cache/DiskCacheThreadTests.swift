@@ -14,7 +14,7 @@ import Testing
 /// The disk store's file I/O runs off Swift's cooperative thread pool: a disk that is slow (here,
 /// another process's cache holding the folder's `LOCK`) holds none of the pool's few threads,
 /// however many calls wait for it.
-@Suite(.timeLimit(.minutes(1))) struct DiskCacheThreadTests {
+@Suite(.timeLimit(.minutes(3))) struct DiskCacheThreadTests {
   @Test func callsWaitingForASlowDiskHoldNoThreadOfThePool() async throws {
     try await DiskCacheFiles.withFolder { folder in
       _ = try await DiskCacheFiles.get(HTTPCache(memoryBudget: 0, directory: folder))

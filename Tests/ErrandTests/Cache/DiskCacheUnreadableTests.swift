@@ -14,7 +14,7 @@ import Testing
 /// A file the store cannot read now is not a damaged one: under Data Protection a locked iPhone
 /// makes the cache's files unreadable (a background launch), and the store must neither wipe
 /// itself nor delete entries then. Here a file the process may not read stands in for it.
-@Suite(.timeLimit(.minutes(1))) struct DiskCacheUnreadableTests {
+@Suite(.timeLimit(.minutes(3))) struct DiskCacheUnreadableTests {
   enum Unreadable: String, CaseIterable, CustomTestStringConvertible {
     /// The version marker.
     case marker

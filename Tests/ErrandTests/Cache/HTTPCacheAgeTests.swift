@@ -5,7 +5,7 @@ import Testing
 
 /// RFC 9111 §4.2.3 and §5.1: a stored response's current age, sent as `Age` whenever the cache
 /// answers, and the `Age` a response arrives with read by its first member.
-@Suite(.timeLimit(.minutes(1))) struct HTTPCacheAgeTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPCacheAgeTests {
   static let body = Data("[\"Rex\"]".utf8)
 
   /// A hit carries its current age: the `Age` it arrived with (or the time since its `Date`,

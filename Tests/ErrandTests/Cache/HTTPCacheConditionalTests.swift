@@ -5,7 +5,7 @@ import Testing
 
 /// RFC 9111 §4.3.2: the caller's own conditional requests, answered by the cache from a fresh
 /// stored response, and passed on (updating what is stored) when it has none.
-@Suite(.timeLimit(.minutes(1))) struct HTTPCacheConditionalTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPCacheConditionalTests {
   static let body = Data("[\"Rex\"]".utf8)
   static let modified = "Mon, 30 Nov 2026 10:00:00 GMT"
 

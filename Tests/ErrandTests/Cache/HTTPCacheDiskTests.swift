@@ -6,7 +6,7 @@ import Testing
 
 /// The disk store: what survives a new cache on the same folder, what never reaches the disk,
 /// and files that do not read back.
-@Suite(.timeLimit(.minutes(1))) struct HTTPCacheDiskTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPCacheDiskTests {
   static let body = Data("[\"Rex\"]".utf8)
 
   /// A fresh folder of its own, removed afterwards.

@@ -6,7 +6,7 @@ import Testing
 
 /// The cache's edges: heuristic freshness when asked for, a stale response standing in for an
 /// error when the server allowed it, and servers that send odd or hostile values.
-@Suite(.timeLimit(.minutes(1))) struct HTTPCacheEdgeTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPCacheEdgeTests {
   typealias Setup = HTTPCacheTests.Setup
   static let body = HTTPCacheTests.body
 
@@ -109,7 +109,7 @@ import Testing
 
 /// Streamed calls: a stored answer streams as one chunk; a streamed answer is stored once read to
 /// the end, not when it is left early.
-@Suite(.timeLimit(.minutes(1))) struct HTTPCacheStreamingTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPCacheStreamingTests {
   typealias Setup = HTTPCacheTests.Setup
   static let chunks = ["[\"Rex\",", "\"Fido\"]"].map { Data($0.utf8) }
 

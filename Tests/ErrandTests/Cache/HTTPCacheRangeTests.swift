@@ -6,7 +6,7 @@ import Testing
 /// Partial content (RFC 9110 §14, RFC 9111 §3.3–3.4): a `206` is never stored, so never served
 /// for a whole-body request; a `Range` request is answered from a fresh stored whole body with a
 /// correct `206` when it asks for one satisfiable byte range, and passed to the server otherwise.
-@Suite(.timeLimit(.minutes(1))) struct HTTPCacheRangeTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPCacheRangeTests {
   static let body = Data("0123456789".utf8)
 
   /// A `206` is not stored: the whole-body request that follows goes to the network and gets the

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// RFC 9111 §3 and §4.2: what the cache stores, of which response, and for how long.
-@Suite(.timeLimit(.minutes(1))) struct HTTPCacheStorageTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPCacheStorageTests {
   static let body = Data("[\"Rex\"]".utf8)
 
   /// An `Expires` that is not exactly an HTTP date means already expired (§5.3): none of these

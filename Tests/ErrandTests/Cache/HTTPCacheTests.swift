@@ -6,7 +6,7 @@ import Testing
 
 /// RFC 9111 for a private cache, on a `TestClock`: freshness and age, revalidation, what is never
 /// stored, `Vary`, invalidation by unsafe methods, the per-call policies and the byte budget.
-@Suite(.timeLimit(.minutes(1))) struct HTTPCacheTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPCacheTests {
   static let endpoint = Endpoint<Data>(path: "dogs", decoding: .data)
   static let body = Data("[\"Rex\"]".utf8)
 

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct APIClientSendTests {
+@Suite(.timeLimit(.minutes(3))) struct APIClientSendTests {
   private func client(_ answer: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse)
     -> APIClient
   {

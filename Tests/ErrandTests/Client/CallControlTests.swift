@@ -7,7 +7,7 @@ import Testing
 
 /// `cancelAll()`, `cancelAll(tagged:)` and `inFlight`: every kind of call is listed while it
 /// runs, ends with `.cancelled` when its client cancels it, and leaves the list when it ends.
-@Suite(.timeLimit(.minutes(1))) struct CallControlTests {
+@Suite(.timeLimit(.minutes(3))) struct CallControlTests {
   static let base = url("https://api.example.com/v1/")
 
   /// A kind of call, made against a stub whose every route hangs (before the head) or, for the

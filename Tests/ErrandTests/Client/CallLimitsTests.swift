@@ -9,7 +9,7 @@ import Testing
 /// waiting calls start by priority, then in order; a waiting call's deadline counts and a
 /// cancelled one never starts; a server's `Retry-After` and `RateLimit` hold its host back, and
 /// the client's own rate spaces calls out. All on a `TestClock`.
-@Suite(.timeLimit(.minutes(1))) struct CallLimitsTests {
+@Suite(.timeLimit(.minutes(3))) struct CallLimitsTests {
   static let base = url("https://api.example.com/v1/")
 
   /// Counts the exchanges the stub is in, and holds each until the test lets it go.

@@ -8,7 +8,7 @@ import Testing
 /// A server's `Retry-After` and `RateLimit` fields hold its host back for every call, and the
 /// client's own rate spaces calls out, on the client's clock; a wait past a call's deadline
 /// fails it at once, saying why.
-@Suite(.timeLimit(.minutes(1))) struct CallRateLimitTests: LimitedCallSuite {
+@Suite(.timeLimit(.minutes(3))) struct CallRateLimitTests: LimitedCallSuite {
   /// What holds the host back, as the server says it.
   enum Hold: String, CaseIterable, CustomTestStringConvertible {
     case retryAfter429, retryAfter503, rateLimitExhausted, olderRateLimitFields

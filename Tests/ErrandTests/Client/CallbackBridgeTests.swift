@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct CallbackBridgeTests {
+@Suite(.timeLimit(.minutes(3))) struct CallbackBridgeTests {
   /// Runs the completion, noting whether it ran on `queue` and how many times.
   final class Completion<Value: Sendable>: @unchecked Sendable {
     let key = DispatchSpecificKey<String>()

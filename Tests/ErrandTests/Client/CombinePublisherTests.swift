@@ -7,7 +7,7 @@
   import Testing
 
   /// `APIClient.publisher(for:)`, on platforms with Combine.
-  @Suite(.timeLimit(.minutes(2))) struct CombinePublisherTests {
+  @Suite(.timeLimit(.minutes(3))) struct CombinePublisherTests {
     /// Says when a request starts and when its task is cancelled; never answers by itself.
     struct WaitingTransport: Transport {
       let started: AsyncStream<Void>.Continuation
@@ -32,7 +32,7 @@
       #expect(try await values.next() == [Dog(name: "Rex")])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func cancellingTheSubscriptionCancelsTheRequest() async {
       let started = AsyncStream<Void>.makeStream()
       let cancelled = AsyncStream<Void>.makeStream()

@@ -5,7 +5,7 @@ import Testing
 
 /// Timeouts run on the client's clock: a test clock fires a 60-second or one-hour timeout the
 /// moment the test advances it, with no wall time spent.
-@Suite(.timeLimit(.minutes(2))) struct DeadlineTests {
+@Suite(.timeLimit(.minutes(3))) struct DeadlineTests {
   /// Where the timeout is set.
   enum Source: String, CaseIterable {
     case endpoint, client

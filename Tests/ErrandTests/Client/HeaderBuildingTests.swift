@@ -15,7 +15,7 @@ struct HeaderCase: Sendable, CustomTestStringConvertible {
   var testDescription: String { label }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct HeaderBuildingTests {
+@Suite(.timeLimit(.minutes(3))) struct HeaderBuildingTests {
   static let cases: [HeaderCase] = [
     HeaderCase(
       label: "JSON endpoints accept JSON",

@@ -9,7 +9,7 @@ import Testing
 /// reaches the server, every caller gets the answer; different credentials, an endpoint that
 /// opts out, a `POST` or a stream do not share; one caller leaving does not end it for the
 /// others, and the last one to leave cancels it.
-@Suite(.timeLimit(.minutes(1))) struct InFlightSharingTests {
+@Suite(.timeLimit(.minutes(3))) struct InFlightSharingTests {
   static let base = url("https://api.example.com/v1/")
 
   /// A stub whose `/v1/dogs` answers once the test opens the gate, and counts its exchanges.

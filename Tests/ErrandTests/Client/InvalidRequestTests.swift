@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct InvalidRequestTests {
+@Suite(.timeLimit(.minutes(3))) struct InvalidRequestTests {
   /// A method reaches the request line verbatim: anything but a token could smuggle a request.
   @Test(arguments: [
     (

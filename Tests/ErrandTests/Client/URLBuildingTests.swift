@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct URLBuildingTests {
+@Suite(.timeLimit(.minutes(3))) struct URLBuildingTests {
   @Test(arguments: [
     ("https://api.example.com/v1", "dogs", "https://api.example.com/v1/dogs"),
     ("https://api.example.com/v1/", "dogs", "https://api.example.com/v1/dogs"),

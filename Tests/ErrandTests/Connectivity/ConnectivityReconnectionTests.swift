@@ -8,7 +8,7 @@ import Testing
 /// A reconnecting event stream under a `ConnectivityPolicy`: while the source says offline it
 /// counts no failed attempt and starts no backoff, and it reconnects as soon as the network is
 /// back, without a wait. On a `TestClock` with a `ManualConnectivity`.
-@Suite(.timeLimit(.minutes(1))) struct ConnectivityReconnectionTests {
+@Suite(.timeLimit(.minutes(3))) struct ConnectivityReconnectionTests {
   static let feed = Endpoint<Data>(path: "feed", decoding: .data)
 
   /// The states a stream tells, by case name.

@@ -9,7 +9,7 @@ import Testing
 /// the client's clock, and goes when the network comes back; a cancelled one is never sent; an
 /// attempt that could not connect is sent once more when the network comes back. All on a
 /// `TestClock` with a `ManualConnectivity`.
-@Suite(.timeLimit(.minutes(1))) struct ConnectivityWaitTests {
+@Suite(.timeLimit(.minutes(3))) struct ConnectivityWaitTests {
   /// A call made offline is not sent until the source says the network is back (or only trying:
   /// ``Connectivity/unknown`` lets calls go too), then completes.
   @Test(arguments: [Connectivity.online, .unknown])

@@ -8,7 +8,7 @@ import Testing
 /// `InferredConnectivity`'s rule, edge by edge, on a `TestClock`: offline after a burst of
 /// failures to connect (or one that says the device has no connection), back to trying after
 /// its probe interval, online at the first answer.
-@Suite(.timeLimit(.minutes(1))) struct InferredConnectivityTests {
+@Suite(.timeLimit(.minutes(3))) struct InferredConnectivityTests {
   /// The states a source tells, in order.
   final class Heard: Sendable {
     private let states = Locked<[Connectivity]>([])

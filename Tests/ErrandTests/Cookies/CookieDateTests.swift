@@ -8,7 +8,7 @@ import Testing
 /// working group's suite (https://github.com/abarth/http-state, `tests/data/dates`, at 155e45c;
 /// `bsd-examples.json` under the BSD licence its header gives), kept in `Fixtures/cookies`: each
 /// `test` string is the date `expected` names, or (`null`) no date at all.
-@Suite(.timeLimit(.minutes(1))) struct CookieDateTests {
+@Suite(.timeLimit(.minutes(3))) struct CookieDateTests {
   struct Case: Decodable, Sendable, CustomStringConvertible {
     var test: String
     var expected: String?

@@ -10,7 +10,7 @@ import Testing
 
 /// A client with a cookie jar: what answers set is stored, and every request, a redirect's too,
 /// carries the jar's cookies for its URL, through the stub kit.
-@Suite(.timeLimit(.minutes(1))) struct CookieJarClientTests {
+@Suite(.timeLimit(.minutes(3))) struct CookieJarClientTests {
   static let base = URL(string: "https://api.example.com/v1/")!
 
   static func client(
@@ -184,7 +184,7 @@ import Testing
 
 /// `HTTPURLResponse` joins a response's `Set-Cookie` fields into one value: they are split
 /// again where a comma starts another cookie, not in an `Expires` date.
-@Suite(.timeLimit(.minutes(1))) struct CombinedSetCookieTests {
+@Suite(.timeLimit(.minutes(3))) struct CombinedSetCookieTests {
   @Test(arguments: [
     ("a=1", ["a=1"]),
     ("a=1, b=2", ["a=1", "b=2"]),
@@ -210,7 +210,7 @@ import Testing
 }
 
 /// A jar on the client's clock: its cookies expire as the client's timers fire.
-@Suite(.timeLimit(.minutes(1))) struct CookieJarClockTests {
+@Suite(.timeLimit(.minutes(3))) struct CookieJarClockTests {
   @Test(arguments: [(59, true), (61, false)])
   func aCookieExpiresWhenTheClientsClockSaysSo(after seconds: Int, stillSent: Bool) async throws {
     let clock = TestClock()

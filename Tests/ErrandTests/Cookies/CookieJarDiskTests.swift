@@ -10,7 +10,7 @@ import Testing
 
 /// `CookieJar(persistingTo:)`: what it keeps across launches, how it writes, and what it makes of
 /// a file it did not write.
-@Suite(.timeLimit(.minutes(1))) struct CookieJarDiskTests {
+@Suite(.timeLimit(.minutes(3))) struct CookieJarDiskTests {
   typealias Files = CookieJarFiles
 
   @Test func aNewJarOnTheFileSeesTheLastingCookiesOnly() throws {

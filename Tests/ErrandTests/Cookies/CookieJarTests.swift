@@ -6,7 +6,7 @@ import Testing
 /// The jar's rules, case by case from RFC 6265bis: where a cookie may be set and where it goes
 /// back, the name prefixes, `Secure`, expiry on the jar's clock, the order cookies are sent in,
 /// the limits, and that no printed form shows a value.
-@Suite(.timeLimit(.minutes(1))) struct CookieJarTests {
+@Suite(.timeLimit(.minutes(3))) struct CookieJarTests {
   /// One `Set-Cookie` field from one URL, then what a request to another URL carries.
   struct Row: Sendable, CustomStringConvertible {
     var from: String

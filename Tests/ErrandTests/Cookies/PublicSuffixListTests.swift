@@ -7,7 +7,7 @@ import Testing
 /// https://github.com/publicsuffix/list (at e8c9a2b, dedicated to the public domain), kept as
 /// `Fixtures/cookies/test_psl.txt`: each `checkPublicSuffix(domain, registrable)` line says the
 /// registrable domain of a name, or that it has none.
-@Suite(.timeLimit(.minutes(1))) struct PublicSuffixListTests {
+@Suite(.timeLimit(.minutes(3))) struct PublicSuffixListTests {
   struct Case: Sendable, CustomStringConvertible {
     var domain: String
     var registrable: String?

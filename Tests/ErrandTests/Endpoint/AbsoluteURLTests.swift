@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Endpoints at absolute URLs, and credentials kept to the client's own origin.
-@Suite(.timeLimit(.minutes(2))) struct AbsoluteURLTests {
+@Suite(.timeLimit(.minutes(3))) struct AbsoluteURLTests {
   struct Tokens: TokenProvider {
     func currentToken() async throws -> String? { "t0k3n" }
     func refreshToken() async throws -> String { "t0k3n" }
@@ -89,7 +89,7 @@ import Testing
   }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct PaginationTests {
+@Suite(.timeLimit(.minutes(3))) struct PaginationTests {
   static let dogs = (1...5).map { Dog(name: "Dog \($0)") }
 
   @Test func followsLinkHeadersToTheLastPage() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// The `Idempotency-Key` a request is built with (draft-ietf-httpapi-idempotency-key-header-06):
 /// one field, a Structured Field String, generated per call or fixed, never on a safe method.
-@Suite(.timeLimit(.minutes(2))) struct IdempotencyKeyTests {
+@Suite(.timeLimit(.minutes(3))) struct IdempotencyKeyTests {
   /// The UUID inside a generated field value, when the value is one quoted lowercase UUID.
   static func uuid(in value: String?) -> UUID? {
     guard let value, value.count == 38, value.first == "\"", value.last == "\"" else {

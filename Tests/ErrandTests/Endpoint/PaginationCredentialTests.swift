@@ -6,7 +6,7 @@ import Testing
 
 /// A `Link` to another origin is followed without the credentials the first page carried,
 /// whoever supplied them: the endpoint, the client's headers or an authentication middleware.
-@Suite(.timeLimit(.minutes(2))) struct PaginationCredentialTests {
+@Suite(.timeLimit(.minutes(3))) struct PaginationCredentialTests {
   struct Tokens: TokenProvider {
     func currentToken() async throws -> String? { "t0k3n" }
     func refreshToken() async throws -> String { "t0k3n" }

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct RequestBodyTests {
+@Suite(.timeLimit(.minutes(3))) struct RequestBodyTests {
   /// The request an endpoint with this body becomes.
   private func request(_ body: RequestBody, client: APIClient = makeClient()) throws -> HTTPRequest
   {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct ResponseDecodingTests {
+@Suite(.timeLimit(.minutes(3))) struct ResponseDecodingTests {
   let client = makeClient()
 
   private func response(_ body: String, status: Int = 200) -> HTTPResponse {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct APIErrorDescriptionTests {
+@Suite(.timeLimit(.minutes(3))) struct APIErrorDescriptionTests {
   static let dogsURL = url("https://api.example.com/v1/dogs")
 
   @Test(arguments: [
@@ -120,7 +120,7 @@ import Testing
   }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct URLRedactionTests {
+@Suite(.timeLimit(.minutes(3))) struct URLRedactionTests {
   @Test(arguments: [
     ("https://ann:s3cret@api.example.com/v1/dogs", "GET https://redacted@api.example.com/v1/dogs"),
     ("https://api.example.com/v1/dogs", "GET https://api.example.com/v1/dogs"),

@@ -7,7 +7,7 @@ import Testing
 /// Every error of a call carries its call (``APIError/context``): the request as the transport
 /// was given it, the attempts made, the metrics; its description names the request and the
 /// attempts, and no printed form shows a secret.
-@Suite(.timeLimit(.minutes(2))) struct ErrorContextTests {
+@Suite(.timeLimit(.minutes(3))) struct ErrorContextTests {
   static let base = url("https://api.example.com/v1/")
   static let secrets = ["s3cret-token", "s3cret-key"]
 

@@ -6,7 +6,7 @@ import Testing
 
 /// A transport failure prints no secret in any form: its description, `String(describing:)`,
 /// string interpolation or `dump`, even though URLSession stores the raw URL in the error.
-@Suite(.timeLimit(.minutes(2))) struct TransportErrorSecretsTests {
+@Suite(.timeLimit(.minutes(3))) struct TransportErrorSecretsTests {
   @Test func noFormOfATransportErrorShowsTheURLsSecrets() async throws {
     let stub = StubTransport { request in
       let raw = request.url

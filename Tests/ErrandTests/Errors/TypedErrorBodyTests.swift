@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Error bodies read into the app's own error model.
-@Suite(.timeLimit(.minutes(2))) struct TypedErrorBodyTests {
+@Suite(.timeLimit(.minutes(3))) struct TypedErrorBodyTests {
   struct Problem: Codable, Equatable, Sendable {
     var title: String
     var status: Int

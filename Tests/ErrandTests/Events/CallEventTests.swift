@@ -6,7 +6,7 @@ import Testing
 
 /// What listeners hear beyond the order of a call's steps: nothing secret, body progress
 /// sampled, the cache's outcome, and no say over (or delay of) the call.
-@Suite(.timeLimit(.minutes(1))) struct CallEventTests {
+@Suite(.timeLimit(.minutes(3))) struct CallEventTests {
   static let base = url("https://api.example.com/v1/")
 
   @Test func eventsCarryNoSecrets() async throws {

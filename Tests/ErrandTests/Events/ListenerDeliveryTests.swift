@@ -8,7 +8,7 @@ import Testing
 /// thread however many clients it is registered on, and at most
 /// ``APIClient/maximumPendingEvents`` of its events wait, the newest beyond that dropped and
 /// counted.
-@Suite(.timeLimit(.minutes(2))) struct ListenerDeliveryTests {
+@Suite(.timeLimit(.minutes(3))) struct ListenerDeliveryTests {
   static let dogs = Endpoint<[String]>(path: "dogs")
   static let oneCall = [
     "callStarted", "requestBuilt", "attemptStarted", "responseHead", "callEnded",

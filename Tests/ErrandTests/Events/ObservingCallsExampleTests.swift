@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The listener of the "Observing calls" article, as written (with `print` collected).
-@Suite(.timeLimit(.minutes(1))) struct ObservingCallsExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ObservingCallsExampleTests {
   @Test func theArticlesListenerHearsARetry() async throws {
     // Each listener is called on a thread of its own: the test waits for the reporter's own
     // lines, not for another listener's events.

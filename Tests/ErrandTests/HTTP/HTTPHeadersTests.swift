@@ -8,7 +8,7 @@ func headers(_ pairs: (String, String)...) -> HTTPHeaders {
   HTTPHeaders(pairs.map { HTTPHeaders.Field(name: $0.0, value: $0.1) })
 }
 
-@Suite(.timeLimit(.minutes(2))) struct HTTPHeadersTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPHeadersTests {
   @Test(arguments: ["content-type", "Content-Type", "CONTENT-TYPE", "cOnTeNt-TyPe"])
   func looksUpNamesIgnoringCase(name: String) {
     let headers: HTTPHeaders = ["Content-Type": "application/json"]

@@ -3,7 +3,7 @@ import ErrandTesting
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct HTTPMethodTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPMethodTests {
   @Test(arguments: [
     (HTTPMethod.get, "GET", true), (.post, "POST", false), (.put, "PUT", true),
     (.patch, "PATCH", false),

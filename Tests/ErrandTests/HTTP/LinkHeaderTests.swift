@@ -6,7 +6,7 @@ import Testing
 /// `LinkHeader` against RFC 8288: the examples of its section 3.5, the parsing algorithm of its
 /// appendix B, and the cases other parsers' published suites check (quoted separators, empty
 /// targets, repeated `rel`, tabs between relation types).
-@Suite(.timeLimit(.minutes(2))) struct LinkHeaderTests {
+@Suite(.timeLimit(.minutes(3))) struct LinkHeaderTests {
   static let base = URL(string: "https://api.example.com/v1/dogs?page=1")!
 
   /// A header value and the links it holds, as `target rel rel…` lines.

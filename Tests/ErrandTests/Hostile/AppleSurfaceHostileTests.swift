@@ -11,7 +11,7 @@ import Testing
 /// Hostile review of what round three changed for Apple platforms outside the cache and the
 /// body's end: the system log's public parts, and the sessions `URLSessionTransport` builds.
 /// Each test asserts the safe behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(1))) struct AppleSurfaceHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct AppleSurfaceHostileTests {
   /// The metrics line `osLog` logs publicly says how the transfer went, never with whom: no
   /// peer address or port (which locate a person's network), however the metrics were filled.
   @Test func theMetricsLinesPublicPartsNameNoPeer() {

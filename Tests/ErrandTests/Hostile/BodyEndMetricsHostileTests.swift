@@ -8,7 +8,7 @@ import Testing
 /// Hostile review of the metrics a body ends with (`HTTPBody.metrics`, `ResponseStream.metrics`,
 /// a buffered call's response): through stubs, the cache's copies and a cassette's. Each test
 /// asserts what the documentation promises, so a failure is a finding.
-@Suite(.timeLimit(.minutes(1))) struct BodyEndMetricsHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct BodyEndMetricsHostileTests {
   static let base = url("https://api.example.com/v1/")
   static let chunks = [Data("one".utf8), Data("two".utf8), Data("three".utf8)]
 

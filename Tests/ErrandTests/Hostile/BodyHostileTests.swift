@@ -7,7 +7,7 @@ import Testing
 /// Hostile probes of the body engine (`HTTPBody` over `BodyBuffer` and `BodyState`): readers
 /// that wait forever, writers never resumed, readers and writers on different threads.
 /// Each probe asserts the safe (or documented) behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(2))) struct BodyHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct BodyHostileTests {
   // MARK: Backpressure
 
   /// How a paused writer's body ends.

@@ -9,7 +9,7 @@ import Testing
 /// Hostile review of what the cache conformance work added (the `Age` it sends, the strict date
 /// parser, answers to the caller's own conditions and ranges, revalidation in the background,
 /// reading a revalidation ahead): each test asserts the safe behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(2))) struct CacheConformanceHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CacheConformanceHostileTests {
   static let body = Data("[\"Rex\"]".utf8)
   static let whileRevalidating: HTTPHeaders = [
     "Cache-Control": "max-age=1, stale-while-revalidate=600", "ETag": "\"v1\"",

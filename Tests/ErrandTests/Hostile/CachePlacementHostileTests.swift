@@ -7,7 +7,7 @@ import Testing
 /// A cache, a token, retries and logging in every order an app can write them: no order puts a
 /// bearer-authenticated body on disk, serves one user's answer to another, or lets an echoed
 /// token into what an error prints.
-@Suite(.timeLimit(.minutes(2))) struct CachePlacementHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CachePlacementHostileTests {
   /// One of the four middleware an app combines.
   enum Part: String, CaseIterable, Sendable {
     case cache, bearer, retry, logging

@@ -9,7 +9,7 @@ import Testing
 /// sign-out) would try them: cancel a call before it is sent, while it waits for a retry or a
 /// token, while its error is read; make the count lie, a tag reach untagged calls, a cancel reach
 /// a call started after it or another client's calls, and a reader go on after the cancel.
-@Suite(.timeLimit(.minutes(2))) struct CallControlHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CallControlHostileTests {
   static func client(
     _ stub: StubTransport, clock: any Clock<Duration> = ContinuousClock(),
     middleware: [any Middleware] = []

@@ -11,7 +11,7 @@ import Testing
 /// too large for an `Int`, windows of no time), a timer task that starts late, a deadline that
 /// passes as a call queues, a call cancelled as it gets its slot, a pause from a redirected
 /// answer, and a steady stream of higher-priority calls. All on a `TestClock`.
-@Suite(.timeLimit(.minutes(2))) struct CallLimitsHostileTests: LimitedCallSuite {
+@Suite(.timeLimit(.minutes(3))) struct CallLimitsHostileTests: LimitedCallSuite {
   /// Limits of zero or less mean one: calls still run, one at a time, instead of none ever
   /// starting.
   @Test(arguments: [0, -3])

@@ -8,7 +8,7 @@ import Testing
 /// can end (refused, cut short, left early, dropped unread, cancelled by its caller, a
 /// reconnecting stream left mid-wait or between events) must leave `inFlight`, or a long-lived
 /// client grows for ever and `cancelAll()` keeps ending calls that are gone.
-@Suite(.timeLimit(.minutes(2))) struct CallRegistryGrowthHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CallRegistryGrowthHostileTests {
   /// A way for a call to end that is not reading its answer to the end.
   enum Ending: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case streamRefused, streamDroppedUnread, linesLeftEarly, downloadRefused, downloadCutShort

@@ -8,7 +8,7 @@ import Testing
 /// what the caller's task carries (task-local values, the trace, its priority, its
 /// cancellation) must reach the middleware and the transport as before, and nothing of the call
 /// may still run once the call has returned.
-@Suite(.timeLimit(.minutes(2))) struct CallTaskHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CallTaskHostileTests {
   /// A value of the app's own, bound around a call.
   enum Ambient {
     @TaskLocal static var user: String?

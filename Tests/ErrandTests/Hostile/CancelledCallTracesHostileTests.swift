@@ -6,7 +6,7 @@ import Testing
 
 /// Probes of what a call its client cancelled leaves behind: a half-written download, a
 /// half-read answer in a cache another client shares, and what its listener hears.
-@Suite(.timeLimit(.minutes(2))) struct CancelledCallTracesHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CancelledCallTracesHostileTests {
   /// A download its client cancels mid-body leaves the file it would replace as it was, and no
   /// partial file beside it.
   @Test func aCancelledDownloadLeavesTheOldFileAndNoPart() async throws {

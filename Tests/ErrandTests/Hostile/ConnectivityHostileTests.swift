@@ -9,7 +9,7 @@ import Testing
 /// still send, flap the network under waiting calls, give the client a source that never speaks
 /// or one that speaks from inside its own report, and drop a client that a source still reports
 /// to. Each attempt is kept as a test.
-@Suite(.timeLimit(.minutes(1))) struct ConnectivityHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct ConnectivityHostileTests {
   /// Spends the call's whole deadline before passing it on.
   struct SpendsTheDeadline: Middleware {
     let clock: TestClock

@@ -11,7 +11,7 @@ import Testing
 /// Hostile probes of a jar's file (`CookieJar(persistingTo:)`): each asserts the safe behaviour,
 /// so a failure is a finding. Leaks into printed forms, files the jar does not own, odd input,
 /// growth without bound, and one jar's cookies reaching another.
-@Suite(.timeLimit(.minutes(1))) struct CookieJarDiskHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CookieJarDiskHostileTests {
   typealias Files = CookieJarFiles
 
   // MARK: Printed forms

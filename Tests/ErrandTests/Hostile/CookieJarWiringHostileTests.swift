@@ -13,7 +13,7 @@ import Testing
 /// through the stub kit: redirects across sites, hostile `Set-Cookie` fields, printed forms, the
 /// cache, shared exchanges and signing. Each asserts the safe behaviour (RFC 6265bis for cookies,
 /// RFC 9110 for redirects, RFC 9111 for the cache), so a failure is a finding.
-@Suite(.timeLimit(.minutes(1))) struct CookieJarWiringHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CookieJarWiringHostileTests {
   static let base = URL(string: "https://api.example.com/v1/")!
   static let appSecret = "APPCOOKIEVALUE7d1"
   static let jarSecret = "JARCOOKIEVALUE3f9"

@@ -13,7 +13,7 @@ import Testing
 
 /// Hostile probes of `CookieJar` and `PublicSuffixList` (RFC 6265bis §5.1.3, §5.7, §5.8.3 and the
 /// Public Suffix List's algorithm): each asserts the safe behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(1))) struct CookiesHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CookiesHostileTests {
   static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
   static func jar(limits: CookieJar.Limits = .init()) -> CookieJar {

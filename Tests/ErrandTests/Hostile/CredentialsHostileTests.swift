@@ -84,7 +84,7 @@ struct SignsRequests: Middleware {
 /// (`AccessToken`, `ExpiringTokenProvider`, the bearer middleware's leeway), Basic credentials,
 /// API keys, PKCE, and request signing (`AWSSignatureV4`, `RequestSigning`, SHA-256 and HMAC).
 /// Each probe asserts the safe behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(1))) struct CredentialsHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct CredentialsHostileTests {
   static let secured = Endpoint<Dog>(path: "me", requiresAuthentication: true)
   static let securedData = Endpoint<Data>(path: "me", requiresAuthentication: true)
 

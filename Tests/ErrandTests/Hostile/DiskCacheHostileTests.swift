@@ -10,7 +10,7 @@ import Testing
 /// sharing a folder at once, and answers that vary without end. Each probe asserts the safe
 /// behaviour: no crash, no hang (a pipe must never block a lookup), nothing outside the folder
 /// touched, the budgets kept, and nothing stored lost or torn.
-@Suite(.timeLimit(.minutes(2))) struct DiskCacheHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct DiskCacheHostileTests {
   static let budget = 10_000
 
   enum Odd: String, CaseIterable, CustomTestStringConvertible {
@@ -294,7 +294,7 @@ import Testing
 
 /// Hostile probes of what the disk cache's work grows with: listing every file (only to evict,
 /// and then for a tenth of the budget at a time), and the variants of one URL a lookup reads.
-@Suite(.timeLimit(.minutes(2))) struct DiskCacheWorkHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct DiskCacheWorkHostileTests {
   /// A full cache stores 100 answers more: the folder is listed far fewer than 100 times (a
   /// tenth of the budget freed at a time is about six of these answers).
   @Test func aFullCacheDoesNotListTheFolderOnEveryWrite() async throws {

@@ -14,7 +14,7 @@ import Testing
 /// Hostile review of the disk store's third round: its serial queue, the folder opened at the
 /// first operation, and files it cannot read now. Each test asserts the safe behaviour, so a
 /// failure is a finding.
-@Suite(.timeLimit(.minutes(1))) struct DiskCacheRoundThreeHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct DiskCacheRoundThreeHostileTests {
   static let dogs = url("https://api.example.com/v1/dogs")
   static let rex = Data("[\"Rex\"]".utf8)
 

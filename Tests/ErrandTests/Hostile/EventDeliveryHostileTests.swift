@@ -9,7 +9,7 @@ import Testing
 /// blocks while another keeps up, and one whose clients go away. Each probe asserts the safe
 /// behaviour (no deadlock, no event out of order, lost or heard twice at once, nothing kept
 /// alive), so a failure is a finding.
-@Suite(.timeLimit(.minutes(2))) struct EventDeliveryHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct EventDeliveryHostileTests {
   static let dogs = Endpoint<[String]>(path: "dogs")
   static let oneCall = [
     "callStarted", "requestBuilt", "attemptStarted", "responseHead", "callEnded",

@@ -7,7 +7,7 @@ import Testing
 /// Hostile probes of `Exchange` and `ExchangeTransport` as a user outside Errand sees them: this
 /// file imports only `Errand` and `ErrandTesting` (no SPI, no `@testable`), and the tests' hang
 /// guard. Each probe asserts the safe behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(2))) struct ExchangeFromOutsideHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct ExchangeFromOutsideHostileTests {
   // MARK: Helpers a user would write
 
   /// A value behind a lock, as a user writes one (Errand's `Locked` is not public).

@@ -7,7 +7,7 @@ import Testing
 /// Probes of the `Idempotency-Key` field as an attacker would write it: a fixed key that would
 /// split the header (CR/LF), smuggle bytes (NUL, DEL, non-ASCII) or break the quoting, and keys
 /// on methods that must not carry one, on every kind of call.
-@Suite(.timeLimit(.minutes(1))) struct IdempotencyKeyFieldHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct IdempotencyKeyFieldHostileTests {
   static func client(_ stub: StubTransport, passes: CountsPasses = CountsPasses()) -> APIClient {
     APIClient(
       baseURL: base, transport: stub,

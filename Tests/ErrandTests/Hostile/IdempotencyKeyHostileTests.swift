@@ -7,7 +7,7 @@ import Testing
 /// Probes of idempotency keys, as an attacker (or an unlucky app) would try them: make two
 /// calls share a key, make a retry send a fresh one, make a key reach a cache or a page it does
 /// not belong to.
-@Suite(.timeLimit(.minutes(2))) struct IdempotencyKeyHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct IdempotencyKeyHostileTests {
   static func client(
     _ stub: StubTransport, clock: any Clock<Duration> = ImmediateClock(),
     middleware: [any Middleware] = []

@@ -7,7 +7,7 @@ import Testing
 /// Probes of what `inFlight` prints: an app logs it at sign-out or in a crash report, so no
 /// secret a call carries (in its URL's user info, a query value its client redacts, a link the
 /// server wrote, an idempotency key, a header) may show, for any kind of call.
-@Suite(.timeLimit(.minutes(1))) struct InFlightDescriptionHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct InFlightDescriptionHostileTests {
   /// Where a secret sits in a call.
   enum Secret: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case userInfo, defaultQueryName, clientsQueryName, nextPageLink, reconnectingQuery

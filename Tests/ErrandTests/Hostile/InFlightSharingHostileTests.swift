@@ -10,7 +10,7 @@ import Testing
 /// wait for, a shared call on a host the server has paused, and priorities across a shared
 /// exchange (the exchange waits at its highest caller's priority), and what each caller's
 /// listeners hear of the exchange. All on a `TestClock`.
-@Suite(.timeLimit(.minutes(1))) struct InFlightSharingHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct InFlightSharingHostileTests {
   static let base = url("https://api.example.com/v1/")
 
   static func client(

@@ -7,7 +7,7 @@ import Testing
 /// The OAuth 2 provider attacked: tokens and the client secret sought in every printed form and
 /// error, and at another origin; refreshes pushed to loop or stampede; the token endpoint answering
 /// what it should not.
-@Suite(.timeLimit(.minutes(1))) struct OAuth2HostileTests {
+@Suite(.timeLimit(.minutes(3))) struct OAuth2HostileTests {
   typealias Fixture = OAuth2Fixture
   static let secrets = ["access-0", "refresh-0", "access-1", "refresh-1", Fixture.secret]
 

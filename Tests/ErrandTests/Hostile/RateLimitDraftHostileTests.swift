@@ -8,7 +8,7 @@ import Testing
 /// The `RateLimit` field as draft-ietf-httpapi-ratelimit-headers (the working group's latest
 /// text) defines it, against the client's reading of it: the draft's own examples, then what a
 /// hostile or careless server sends (signs, trailing commas, invalid members, cached answers).
-@Suite(.timeLimit(.minutes(1))) struct RateLimitDraftHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct RateLimitDraftHostileTests {
   /// One response's fields, and the policies the client reads from them: name, remaining, and
   /// the window's end in seconds (`nil` when none is named).
   struct Case: CustomTestStringConvertible, Sendable {

@@ -7,7 +7,7 @@ import Testing
 /// Probes of `cancelAll()` against event streams that reconnect: make one miss a stream whose
 /// first request is being made or whose first attempt failed, make a stream reconnect after
 /// it, or make it end a loop started after it on the same stream.
-@Suite(.timeLimit(.minutes(2))) struct ReconnectingCallControlHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct ReconnectingCallControlHostileTests {
   static func client(_ stub: StubTransport, clock: TestClock) -> APIClient {
     APIClient(
       baseURL: base, transport: stub,

@@ -7,7 +7,7 @@ import Testing
 /// Hostile probes of a reconnecting event stream: policies with absurd waits, an `id` with a
 /// NUL, a `204` at once, a redirect loop, a budget of zero, and a cancellation while it waits.
 /// Each asserts that the stream neither spins, nor traps, nor reports its end twice.
-@Suite(.timeLimit(.minutes(2))) struct ReconnectionHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct ReconnectionHostileTests {
   static let feed = Endpoint<Data>(path: "feed", decoding: .data)
 
   /// A client on `clock` over `stub`, with an hour's timeout (no wait a probe looks for).

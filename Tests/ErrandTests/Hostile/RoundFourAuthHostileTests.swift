@@ -15,7 +15,7 @@ import Testing
 /// Round four against the OAuth 2 provider and its file storage: a grant in flight while the user
 /// signs out or another signs in, a cancelled caller, RFC 6749's encodings, and token files that
 /// other users can write, own or replace.
-@Suite(.timeLimit(.minutes(1))) struct RoundFourAuthHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct RoundFourAuthHostileTests {
   typealias Fixture = OAuth2Fixture
 
   /// A door the token endpoint waits at until the test opens it.

@@ -62,7 +62,7 @@ enum RoundThree {
 
 // MARK: - Who gets whose answer
 
-@Suite(.timeLimit(.minutes(2))) struct RoundThreeCacheIsolationReviewTests {
+@Suite(.timeLimit(.minutes(3))) struct RoundThreeCacheIsolationReviewTests {
   typealias R = RoundThree
 
   /// An API key in a header of the app's own that its redaction does not name: two tenants'
@@ -394,7 +394,7 @@ enum RoundThree {
 
 // MARK: - RFC 9111 and resource bounds
 
-@Suite(.timeLimit(.minutes(2))) struct RoundThreeCacheRulesReviewTests {
+@Suite(.timeLimit(.minutes(3))) struct RoundThreeCacheRulesReviewTests {
   typealias R = RoundThree
 
   struct Setup {
@@ -682,7 +682,7 @@ enum RoundThree {
 
 // MARK: - Pages at other origins
 
-@Suite(.timeLimit(.minutes(2))) struct RoundThreePagesReviewTests {
+@Suite(.timeLimit(.minutes(3))) struct RoundThreePagesReviewTests {
   typealias R = RoundThree
 
   /// A next page at a trusted host, but over plain HTTP from an HTTPS API: no token, no key goes
@@ -799,7 +799,7 @@ enum RoundThree {
 
 // MARK: - What errors, logs and cassettes print
 
-@Suite(.timeLimit(.minutes(2))) struct RoundThreeSecretsReviewTests {
+@Suite(.timeLimit(.minutes(3))) struct RoundThreeSecretsReviewTests {
   typealias R = RoundThree
 
   /// A server that quotes the password of a Basic `Authorization` back, decoded.
@@ -904,7 +904,7 @@ enum RoundThree {
 
 // MARK: - Trace context, event streams, downloads
 
-@Suite(.timeLimit(.minutes(2))) struct RoundThreeProtocolsReviewTests {
+@Suite(.timeLimit(.minutes(3))) struct RoundThreeProtocolsReviewTests {
   static let trace = "4bf92f3577b34da6a3ce929d0e0e4736"
   static let parent = "00f067aa0ba902b7"
 

@@ -7,7 +7,7 @@ import Testing
 /// Hostile probes: a secret the client was told to hide reaching an event, an error or `dump`,
 /// and one call's exchange (sample, progress, events) reaching another. Each probe asserts the
 /// safe behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(2))) struct SecretsAndIsolationHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct SecretsAndIsolationHostileTests {
   /// A client whose redaction also hides the `session` query parameter, over `transport`.
   static func client(_ transport: any Transport, listener: RecordingListener) -> APIClient {
     var configuration = APIClient.Configuration(eventListeners: [listener])

@@ -14,7 +14,7 @@ import Testing
 /// password challenge only, and every option the platform's URLSession cannot honour must be
 /// refused (malformed ones as `InvalidConnectionOption`, first). Each test asserts the safe
 /// behaviour, so a failure is a finding.
-@Suite(.timeLimit(.minutes(1))) struct URLSessionConnectionHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct URLSessionConnectionHostileTests {
   static let password = "hunter2-proxy-secret-7f3a"
   static let proxy = ConnectionOptions.Proxy(
     host: "proxy.test", port: 3128, username: "svc", password: password)

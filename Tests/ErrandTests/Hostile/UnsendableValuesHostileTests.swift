@@ -7,7 +7,7 @@ import Testing
 /// Values a server or a caller hands Errand that cannot go back on the wire (a control byte in a
 /// validator, an event ID or a `tracestate`) are dropped, never sent: no URL, stream or client
 /// fails for good because of one. And an event stream never comes from a cache.
-@Suite(.timeLimit(.minutes(2))) struct UnsendableValuesHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct UnsendableValuesHostileTests {
   static let dogs = Endpoint<Data>(path: "dogs", decoding: .data)
 
   @Test(arguments: [

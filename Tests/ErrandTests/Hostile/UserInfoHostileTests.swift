@@ -6,7 +6,7 @@ import Testing
 
 /// A key as a URL's user name, and a query value secret only to the client's redaction: hidden in
 /// every form Errand prints, events included.
-@Suite(.timeLimit(.minutes(2))) struct UserInfoHostileTests {
+@Suite(.timeLimit(.minutes(3))) struct UserInfoHostileTests {
   /// An absolute URL whose secrets only the client knows of: a key as the user name, and a query
   /// parameter the client's redaction names.
   static let address = "https://sk_live_USERKEY@files.example.com/v1/x?session=SESSION-9"

@@ -4,7 +4,7 @@ import Testing
 @testable import Errand
 
 /// What the session delegate's own observations add to the metrics URLSession reports.
-@Suite(.timeLimit(.minutes(1))) struct ObservedTransferTests {
+@Suite(.timeLimit(.minutes(3))) struct ObservedTransferTests {
   /// A reported body of 0 bytes (a task whose metrics missed its data) is not believed over the
   /// bytes the delegate counted; any other reported count is.
   @Test(arguments: [(Int?.some(0), 10), (7, 7), (nil, 10)])

@@ -6,7 +6,7 @@ import Testing
 
 /// StubTransport's metrics: measured on its clock (a delay is the server's time), sizes as sent,
 /// and whatever a route sets; LoggingMiddleware's metrics line at debug level.
-@Suite(.timeLimit(.minutes(1))) struct StubMetricsTests {
+@Suite(.timeLimit(.minutes(3))) struct StubMetricsTests {
   static let base = url("https://api.example.com/v1/")
 
   @Test func aDelayShowsUpAsTheTimeToTheFirstByte() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Basic credentials (RFC 7617) and API keys: sent to endpoints that need authentication only,
 /// encoded as the RFC says, hidden in every printed form.
-@Suite(.timeLimit(.minutes(1))) struct BasicAndAPIKeyTests {
+@Suite(.timeLimit(.minutes(3))) struct BasicAndAPIKeyTests {
   static let secured = Endpoint<Data>(path: "me", requiresAuthentication: true)
   static let open = Endpoint<Data>(path: "open")
 

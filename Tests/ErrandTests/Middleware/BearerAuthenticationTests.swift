@@ -49,7 +49,7 @@ actor Tokens: TokenProvider {
   var waiting: Int { gate.count }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct BearerAuthenticationTests {
+@Suite(.timeLimit(.minutes(3))) struct BearerAuthenticationTests {
   /// A stub that accepts only `Bearer new`.
   private func server() -> StubTransport {
     StubTransport { request in

@@ -6,7 +6,7 @@ import Testing
 
 /// One clock: middleware created without a clock of its own waits and measures on the calling
 /// client's, so a test hands its `TestClock` to the client alone.
-@Suite(.timeLimit(.minutes(2))) struct ClientClockTests {
+@Suite(.timeLimit(.minutes(3))) struct ClientClockTests {
   @Test func retriesWaitAndLogsMeasureOnTheClientsClock() async throws {
     let clock = TestClock()
     let stub = StubTransport()

@@ -29,7 +29,7 @@ private actor RotatingTokens: TokenProvider {
 
 /// `RetryMiddleware` retries an unsafe call that carries an idempotency key, and every attempt of
 /// the call sends the same key; no other call sends it.
-@Suite(.timeLimit(.minutes(2))) struct IdempotentRetryTests {
+@Suite(.timeLimit(.minutes(3))) struct IdempotentRetryTests {
   static let cases: [IdempotentRetryCase] = [
     IdempotentRetryCase(
       label: "POST, 503 twice then 200", answers: [.status(503), .status(503), .status(200)],

@@ -5,7 +5,7 @@ import Testing
 
 /// The parts a system log keeps apart make up the whole message, and the URL and the error text
 /// are never in a part that `LoggingMiddleware.osLog` logs publicly.
-@Suite(.timeLimit(.minutes(1))) struct LogEventPartsTests {
+@Suite(.timeLimit(.minutes(3))) struct LogEventPartsTests {
   static let secretPath = "https://api.example.com/users/ada.lovelace/search?q=divorce"
   static let secretError = "the server said: no account for ada.lovelace@example.com"
 

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct LoggingTests {
+@Suite(.timeLimit(.minutes(3))) struct LoggingTests {
   static let secrets = [
     "s3cret-token", "s3cret-cookie", "s3cret-key", "s3cret-query", "s3cret-password",
     "s3cret-proxy",

@@ -29,7 +29,7 @@ struct Tagger: Middleware {
   }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct MiddlewareChainTests {
+@Suite(.timeLimit(.minutes(3))) struct MiddlewareChainTests {
   @Test func runsClientMiddlewareOutermostFirstThenTheEndpoints() async throws {
     let trace = Trace()
     let stub = StubTransport { _ in .status(204) }

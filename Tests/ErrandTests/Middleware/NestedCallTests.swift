@@ -7,7 +7,7 @@ import Testing
 /// A call a middleware makes while another is in flight — an OAuth token refresh through an
 /// `APIClient` — is a call of its own: it neither streams because the outer call streams nor
 /// reports its upload to the outer call's progress.
-@Suite(.timeLimit(.minutes(2))) struct NestedCallTests {
+@Suite(.timeLimit(.minutes(3))) struct NestedCallTests {
   struct Grant: Codable, Sendable {
     var accessToken: String
   }

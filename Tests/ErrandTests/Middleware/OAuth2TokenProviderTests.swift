@@ -6,7 +6,7 @@ import Testing
 
 /// An OAuth 2 token provider against a stub token endpoint, on a `TestClock`: refreshed a leeway
 /// before expiry, rotated refresh tokens saved before use, `invalid_grant` told apart.
-@Suite(.timeLimit(.minutes(1))) struct OAuth2TokenProviderTests {
+@Suite(.timeLimit(.minutes(3))) struct OAuth2TokenProviderTests {
   typealias Fixture = OAuth2Fixture
 
   /// A stored token valid for an hour goes for 59 minutes, then one refresh-token grant replaces

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// PKCE against RFC 7636's own example, and the rules for a verifier.
-@Suite(.timeLimit(.minutes(1))) struct PKCETests {
+@Suite(.timeLimit(.minutes(3))) struct PKCETests {
   /// RFC 7636 Appendix B.
   @Test func theRFCsExample() throws {
     let pkce = try PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")

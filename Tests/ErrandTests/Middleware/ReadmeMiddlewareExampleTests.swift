@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// README's "Authentication, retries and logging" client, built as written and exercised.
-@Suite(.timeLimit(.minutes(2))) struct ReadmeMiddlewareExampleTests {
+@Suite(.timeLimit(.minutes(3))) struct ReadmeMiddlewareExampleTests {
   struct SessionTokens: TokenProvider {
     func currentToken() async throws -> String? { "expired" }
     func refreshToken() async throws -> String { "fresh" }

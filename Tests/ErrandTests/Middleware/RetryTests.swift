@@ -18,7 +18,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
   var testDescription: String { label }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct RetryTests {
+@Suite(.timeLimit(.minutes(3))) struct RetryTests {
   static let cases: [RetryCase] = [
     RetryCase(
       label: "200 is not retried", answers: [.status(200)], attempts: 1, outcome: "ok 200",

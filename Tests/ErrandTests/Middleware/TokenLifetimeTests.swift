@@ -33,7 +33,7 @@ actor ExpiringTokens: ExpiringTokenProvider {
 
 /// Tokens that know their lifetime are refreshed before they expire, on the middleware's clock:
 /// once, for every call that finds one due; never sent once expired.
-@Suite(.timeLimit(.minutes(1))) struct TokenLifetimeTests {
+@Suite(.timeLimit(.minutes(3))) struct TokenLifetimeTests {
   static let secured = Endpoint<Dog>(path: "me", requiresAuthentication: true)
 
   /// A server that answers every request with its `Authorization`, as a dog's name.

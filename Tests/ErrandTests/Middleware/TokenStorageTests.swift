@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The token storages Errand ships: in memory, and a file written atomically as `0600`.
-@Suite(.timeLimit(.minutes(1))) struct TokenStorageTests {
+@Suite(.timeLimit(.minutes(3))) struct TokenStorageTests {
   static let tokens = StoredTokens(
     accessToken: "at-SECRET-1", expiresAt: Date(timeIntervalSince1970: 1_700_003_600),
     refreshToken: "rt-SECRET-2", scope: "dogs:read")

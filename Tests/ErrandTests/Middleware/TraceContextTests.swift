@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// W3C Trace Context: what `traceparent` values are accepted, and what the middleware sends.
-@Suite(.timeLimit(.minutes(1))) struct TraceContextTests {
+@Suite(.timeLimit(.minutes(3))) struct TraceContextTests {
   static let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 
   /// The specification's example, and values it says to ignore.

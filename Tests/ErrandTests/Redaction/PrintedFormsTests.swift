@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Every way a request, a response or an error can be printed keeps the secrets hidden.
-@Suite(.timeLimit(.minutes(2))) struct PrintedFormsTests {
+@Suite(.timeLimit(.minutes(3))) struct PrintedFormsTests {
   static let secrets = [
     "s3cret-token", "s3cret-key", "s3cret-query", "s3cret-password", "pa55word", "s3cret-cookie",
     "s3cret-gitlab",

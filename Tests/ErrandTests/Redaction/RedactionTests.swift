@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The one redaction engine: what it hides, what it keeps, and inputs that must not break it.
-@Suite(.timeLimit(.minutes(2))) struct RedactionTests {
+@Suite(.timeLimit(.minutes(3))) struct RedactionTests {
   @Test(arguments: [
     (
       "application/x-www-form-urlencoded", "user=ann&password=s3cret&token=abc",

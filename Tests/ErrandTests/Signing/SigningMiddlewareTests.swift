@@ -6,7 +6,7 @@ import Testing
 
 /// `SigningMiddleware` signs the request as the transport sends it: after every other
 /// middleware and the cache, again for each exchange, its signature hidden and kept home.
-@Suite(.timeLimit(.minutes(1))) struct SigningMiddlewareTests {
+@Suite(.timeLimit(.minutes(3))) struct SigningMiddlewareTests {
   /// HMAC-SHA256 over the method, path, time, every header but the signature's, and the body.
   struct PartnerSigner: RequestSigner {
     let secret = Data("partner-s3cret".utf8)

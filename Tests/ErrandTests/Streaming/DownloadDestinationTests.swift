@@ -13,7 +13,7 @@ import Testing
 /// `download(_:to:)` writes a new file or replaces a regular one, atomically, and refuses anything
 /// else before the request is sent. Every test works inside its own temporary folder, so even a
 /// regression deletes nothing outside it.
-@Suite(.timeLimit(.minutes(2))) struct DownloadDestinationTests {
+@Suite(.timeLimit(.minutes(3))) struct DownloadDestinationTests {
   /// Destinations that must be refused, each set up inside a fresh folder.
   enum Refused: String, CaseIterable, CustomTestStringConvertible {
     case folderWithFiles = "a folder with files in it"

@@ -7,7 +7,7 @@ import Testing
 
 /// The clauses of the WHATWG HTML standard's `EventSource` interface (§9.2.2) that a loop over
 /// ``ReconnectingServerSentEvents`` stands for: the constructor's failure and `close()`.
-@Suite(.timeLimit(.minutes(2))) struct EventSourceInterfaceTests {
+@Suite(.timeLimit(.minutes(3))) struct EventSourceInterfaceTests {
   /// The constructor throws a `SyntaxError` for a URL it cannot parse: a request that cannot be
   /// made ends the stream with ``APIError/invalidRequest(_:)`` at once, nothing sent, no
   /// reconnection.

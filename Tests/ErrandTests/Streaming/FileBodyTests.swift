@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct FileBodyTests {
+@Suite(.timeLimit(.minutes(3))) struct FileBodyTests {
   @Test func aFileBodyIsAFileInTheRequestAndBytesAtTheStub() async throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent(
       "errand-body-\(UUID().uuidString).zip")

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct JSONLinesTests {
+@Suite(.timeLimit(.minutes(3))) struct JSONLinesTests {
   @Test(arguments: [false, true])
   func decodesEachLineAsItArrives(crlf: Bool) async throws {
     let ending = crlf ? "\r\n" : "\n"

@@ -8,7 +8,7 @@ import Testing
 /// `restart()` against whatever a reconnecting stream is doing at that moment (connecting,
 /// reading, waiting, ending, being cancelled, read by two loops, restarted by many tasks at once),
 /// and what the endpoint closure can do to it. After each, nothing stays registered for restarts.
-@Suite(.timeLimit(.minutes(2))) struct ReconnectRestartTests {
+@Suite(.timeLimit(.minutes(3))) struct ReconnectRestartTests {
   static let feed = Endpoint<Data>(path: "feed", decoding: .data)
 
   /// A client with no timeout on `clock`, over a stub that answers the `n`th request (from 0)

@@ -7,7 +7,7 @@ import Testing
 /// How long a reconnecting event stream waits, whatever the server says: never less than
 /// ``ReconnectPolicy/minimumDelay``, never more than the policy's maximum, longer and longer
 /// while connections end at once, and the give-up told once.
-@Suite(.timeLimit(.minutes(2))) struct ReconnectionBackoffTests {
+@Suite(.timeLimit(.minutes(3))) struct ReconnectionBackoffTests {
   static let feed = Endpoint<Data>(path: "feed", decoding: .data)
   static let floor = Duration.milliseconds(500)
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `events(_:reconnect:)`: the EventSource half of Server-Sent Events, on a `TestClock`, so a
 /// 3-second reconnection wait takes no wall time.
-@Suite(.timeLimit(.minutes(2))) struct ReconnectionTests {
+@Suite(.timeLimit(.minutes(3))) struct ReconnectionTests {
   static let feed = Endpoint<Data>(path: "feed", decoding: .data)
   static let dropped = URLError(.networkConnectionLost)
 

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `APIClient.stream` through a stub: the same pipeline as `send`, the body as it arrives.
-@Suite(.timeLimit(.minutes(2))) struct ResponseStreamTests {
+@Suite(.timeLimit(.minutes(3))) struct ResponseStreamTests {
   static let endpoint = Endpoint<Data>(path: "events", decoding: .data)
 
   @Test func chunksArriveInOrderAfterTheHead() async throws {

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The WHATWG event-stream parsing rules, fed whole and one byte at a time.
-@Suite(.timeLimit(.minutes(2))) struct ServerSentEventParsingTests {
+@Suite(.timeLimit(.minutes(3))) struct ServerSentEventParsingTests {
   struct Case: Sendable, CustomTestStringConvertible {
     var name: String
     var wire: String

@@ -6,7 +6,7 @@ import Testing
 
 /// What a hostile server can make a stream hold: a line without an ending is capped, and an error
 /// body that trickles in is read for a bounded time.
-@Suite(.timeLimit(.minutes(2))) struct StreamBoundsTests {
+@Suite(.timeLimit(.minutes(3))) struct StreamBoundsTests {
   /// The ways to read a stream by lines.
   enum Reader: String, CaseIterable, CustomTestStringConvertible {
     case lines, events, jsonLines

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Streamed calls go through the same middleware as `send`, which act on the head.
-@Suite(.timeLimit(.minutes(2))) struct StreamingMiddlewareTests {
+@Suite(.timeLimit(.minutes(3))) struct StreamingMiddlewareTests {
   struct SessionTokens: TokenProvider {
     func currentToken() async throws -> String? { "expired" }
     func refreshToken() async throws -> String { "fresh" }

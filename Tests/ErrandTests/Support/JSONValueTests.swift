@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct JSONValueTests {
+@Suite(.timeLimit(.minutes(3))) struct JSONValueTests {
   @Test(arguments: [
     #"{"b":1,"a":[true,false,null],"c":{"d":"e"}}"#,
     #"[1,-2,3.5,1e10,-0.25E-3,0]"#,

@@ -6,7 +6,7 @@ import Testing
 /// The wait for a head: the first answer ends it, and the caller reads the answer (a head and
 /// its body made on another thread) whole. `HandOverThreadingTests` checks the same hand-over through
 /// the real transports under ThreadSanitizer.
-@Suite(.timeLimit(.minutes(1))) struct WaitingTests {
+@Suite(.timeLimit(.minutes(3))) struct WaitingTests {
   /// A head and its body made on a thread of their own (as libcurl's and URLSession's callbacks
   /// make them), answered before the caller suspends (the thread is done before `start`
   /// returns) or after.

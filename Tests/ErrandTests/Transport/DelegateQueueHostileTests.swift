@@ -10,7 +10,7 @@
   /// threads standing in for URLSession's work queue: a caller that waits must always go on once
   /// the delegate has worked the backlog off, whoever else waits, and no callback is lost or runs
   /// out of order.
-  @Suite(.timeLimit(.minutes(2))) struct DelegateQueueHostileTests {
+  @Suite(.timeLimit(.minutes(3))) struct DelegateQueueHostileTests {
     /// URLSession's work queue and a thread that calls `flush(completionHandler:)` or
     /// `reset(completionHandler:)` on a session (from a Dispatch queue, not a Swift task) may
     /// both wait for the backlog at once: both must go on once it is worked off, not only the

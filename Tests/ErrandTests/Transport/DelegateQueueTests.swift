@@ -9,7 +9,7 @@
   /// FoundationNetworking from queueing a body in memory ahead of the session delegate. A caller
   /// that would add one callback too many waits until the backlog is almost worked off, except
   /// where waiting could hold up the delegate or Swift concurrency.
-  @Suite(.timeLimit(.minutes(1))) struct DelegateQueueTests {
+  @Suite(.timeLimit(.minutes(3))) struct DelegateQueueTests {
     @Test func aCallerWaitsWhileTheBacklogIsFullUntilItIsAlmostEmpty() async throws {
       let queue = DelegateQueue(backlogLimit: 4, resumeBelow: 1, stallAllowance: 600)
       let gate = Gate()

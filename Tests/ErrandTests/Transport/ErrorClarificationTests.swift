@@ -9,7 +9,7 @@ import Testing
 
 /// The same fault gets the same `URLError` code whatever URLSession reports it as: CFNetwork's
 /// codes on Apple platforms map to the ones FoundationNetworking and CurlTransport use.
-@Suite(.timeLimit(.minutes(2))) struct ErrorClarificationTests {
+@Suite(.timeLimit(.minutes(3))) struct ErrorClarificationTests {
   @Test(arguments: [
     (URLError.Code.cannotParseResponse, URLError.Code.badServerResponse),
     (.cannotDecodeRawData, .cannotDecodeContentData),

@@ -7,7 +7,7 @@ import Testing
 /// A transport written outside Errand (this file imports no SPI) that adopts `ExchangeTransport`
 /// honours the call's deadline, reports upload progress and tells listeners about a redirect,
 /// through the public `Exchange` alone.
-@Suite(.timeLimit(.minutes(1))) struct ExchangeTransportTests {
+@Suite(.timeLimit(.minutes(3))) struct ExchangeTransportTests {
   /// Answers `/slow` never (it waits for the exchange's deadline), and anything else after a
   /// redirect it follows itself, reporting the body as sent in two halves.
   struct OutsideTransport: ExchangeTransport {

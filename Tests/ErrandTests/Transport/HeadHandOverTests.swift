@@ -4,7 +4,7 @@ import Testing
 @testable import Errand
 
 /// The rule every transport keeps for when a head goes to its caller, on its own.
-@Suite(.timeLimit(.minutes(1))) struct HeadHandOverTests {
+@Suite(.timeLimit(.minutes(3))) struct HeadHandOverTests {
   static let head = HTTPResponse(status: 200, headers: ["X-Head": "1"])
 
   /// A streamed call's head goes at once; a buffered call's is held until its body ends or

@@ -8,7 +8,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite(.timeLimit(.minutes(2))) struct RedirectPolicyTests {
+@Suite(.timeLimit(.minutes(3))) struct RedirectPolicyTests {
   private let headers: HTTPHeaders = [
     "Authorization": "Bearer s3cret", "Proxy-Authorization": "Basic s3cret", "Cookie": "a=s3cret",
     "X-API-Key": "k3y", "X-Auth-Token": "t0k3n", "X-Trace": "abc",

@@ -10,7 +10,7 @@
   /// URLSession waits for the delegate's backlog (`DelegateQueue`), nothing the delegate does may
   /// wait for URLSession in turn, and a stopped transfer must not queue one cancellation per
   /// chunk still on its way. A plain Dispatch queue stands in for URLSession's work queue.
-  @Suite(.timeLimit(.minutes(2))) struct SessionDelegateHostileTests {
+  @Suite(.timeLimit(.minutes(3))) struct SessionDelegateHostileTests {
     /// FoundationNetworking cancels the task in the completion handler of an authentication
     /// challenge answered `.cancelAuthenticationChallenge`, and `URLSessionTask.cancel()` waits
     /// for URLSession's work queue: called on the delegate's queue while that work queue waits

@@ -8,7 +8,7 @@ import Testing
   import FoundationNetworking
 #endif
 
-@Suite(.timeLimit(.minutes(2))) struct URLRequestConversionTests {
+@Suite(.timeLimit(.minutes(3))) struct URLRequestConversionTests {
   static let requests: [HTTPRequest] = [
     HTTPRequest(method: .get, url: url("https://api.example.com/v1/dogs"), timeout: .seconds(30)),
     HTTPRequest(

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// What `URLSessionTransport` changes in, or refuses of, the session it is given.
-@Suite(.timeLimit(.minutes(1))) struct URLSessionTransportConfigurationTests {
+@Suite(.timeLimit(.minutes(3))) struct URLSessionTransportConfigurationTests {
   /// URLSession's own cache is off in every session Errand builds from a caller's configuration:
   /// it would be a second cache, on disk, beside `CachingMiddleware`.
   @Test func aCallersConfigurationRunsWithoutURLCache() {
@@ -46,7 +46,7 @@ import Testing
 
 /// Which authentication challenges a session Errand creates lets URLSession answer with the
 /// system's credentials.
-@Suite(.timeLimit(.minutes(1))) struct SessionChallengeTests {
+@Suite(.timeLimit(.minutes(3))) struct SessionChallengeTests {
   static let others = [
     NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
     NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate,

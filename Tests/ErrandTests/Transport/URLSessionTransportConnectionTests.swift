@@ -14,7 +14,7 @@ import Testing
 /// What `URLSessionTransport` does with `ConnectionOptions`: what the platform's URLSession can
 /// honour is set on the session, what it cannot is refused by name when the transport is made,
 /// and the proxy's password is never printed.
-@Suite(.timeLimit(.minutes(1))) struct URLSessionTransportConnectionTests {
+@Suite(.timeLimit(.minutes(3))) struct URLSessionTransportConnectionTests {
   static let password = "hunter2-proxy-secret"
   static let proxy = ConnectionOptions.Proxy(
     host: "Proxy.Test", port: 3128, username: "svc", password: password)

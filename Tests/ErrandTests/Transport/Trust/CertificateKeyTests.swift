@@ -6,7 +6,7 @@ import Testing
 /// Pins computed from a certificate's bytes, as URLSessionTransport on Apple platforms computes
 /// them: the same as OpenSSL's for RSA, EC and Ed25519 keys (`Fixtures/tls/pins.json`), and
 /// nothing (no crash) for bytes that are not a certificate.
-@Suite(.timeLimit(.minutes(1))) struct CertificateKeyTests {
+@Suite(.timeLimit(.minutes(3))) struct CertificateKeyTests {
   struct Pins: Decodable {
     var pins: [String: String]
   }

@@ -4,7 +4,7 @@ import Testing
 
 /// Reading a `TrustPolicy`'s files when a transport is created: what is refused, by name, and
 /// that nothing blocks or reads without end.
-@Suite(.timeLimit(.minutes(1))) struct LoadedTrustTests {
+@Suite(.timeLimit(.minutes(3))) struct LoadedTrustTests {
   static let certificate = Data(
     "-----BEGIN CERTIFICATE-----\nQ0VSVA==\n-----END CERTIFICATE-----\n".utf8)
   static let key = Data("-----BEGIN EC PRIVATE KEY-----\nS0VZ\n-----END EC PRIVATE KEY-----\n".utf8)

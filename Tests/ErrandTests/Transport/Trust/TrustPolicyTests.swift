@@ -5,7 +5,7 @@ import Testing
 
 /// `TrustPolicy` as a value: which hosts a pattern names, which pins a host gets, what is
 /// refused before a transport takes it, and that no printed form shows a secret.
-@Suite(.timeLimit(.minutes(1))) struct TrustPolicyTests {
+@Suite(.timeLimit(.minutes(3))) struct TrustPolicyTests {
   static let pinA = Data(repeating: 0xA1, count: 32).base64EncodedString()
   static let pinB = Data(repeating: 0xB2, count: 32).base64EncodedString()
   static let passphrase = "c0rrect-h0rse-passphrase"

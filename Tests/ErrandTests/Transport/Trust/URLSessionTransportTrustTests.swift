@@ -7,7 +7,7 @@
   /// URLSession on Linux gives a delegate no server-trust or client-certificate challenge: a
   /// policy with any part is refused when the transport is made, naming the part and the
   /// transport that can honour it, never sending without it.
-  @Suite(.timeLimit(.minutes(1))) struct URLSessionTransportTrustTests {
+  @Suite(.timeLimit(.minutes(3))) struct URLSessionTransportTrustTests {
     static let pin = Data(repeating: 7, count: 32).base64EncodedString()
 
     @Test(arguments: [

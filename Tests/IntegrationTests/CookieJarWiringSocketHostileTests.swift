@@ -251,7 +251,7 @@ import Testing
 
   /// A thousand `Set-Cookie` fields in one answer (URLSession joins them in one value, which is
   /// split again): the jar keeps its per-domain limit on every transport.
-  @Test(arguments: TransportKind.allCases)
+  @Test(.ownThread, arguments: TransportKind.allCases)
   func aThousandSetCookieFieldsKeepTheJarsLimit(_ transport: TransportKind) async throws {
     let server = try LoopbackServer { request in
       guard request.path == "/flood" else { return .text(request.headers["Cookie"] ?? "") }

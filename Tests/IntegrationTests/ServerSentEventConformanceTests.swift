@@ -174,7 +174,7 @@ import Testing
       events: [ServerSentEvent(data: "data")]),
   ]
 
-  @Test(arguments: cases)
+  @Test(.ownThread, arguments: cases)
   func theParserReadsEveryByteSplit(_ row: Case) throws {
     let bytes = Data(row.wire.utf8)
     for split in 0...bytes.count {

@@ -184,7 +184,7 @@ struct HARProbe: Sendable, CustomTestStringConvertible {
 
   /// 100,000 entries at full size (`ERRAND_FULL_SIZE=1`, about 5 s of processor time in a debug
   /// build); 10,000 by default, as the other CPU-bound suites do.
-  @Test func aHundredThousandEntriesReadAndReplay() async throws {
+  @Test(.ownThread) func aHundredThousandEntriesReadAndReplay() async throws {
     let count = TestSize.count(small: 10_000, full: 100_000)
     let entries = (0..<count).map { index in
       #"{"request":{"method":"GET","url":"https://api.example.com/v1/items/\#(index % 1000)"},"#

@@ -47,7 +47,7 @@ import Testing
       ])
   }
 
-  @Test func aReportStaysSmallWhateverTheRequest() async throws {
+  @Test(.ownThread) func aReportStaysSmallWhateverTheRequest() async throws {
     let stub = StubTransport()
     let huge = String(repeating: "v", count: 100_000)
     await stub.on(.method(.post) && .path("/v1/dogs") && .jsonBody(["name": huge]), .status(201))

@@ -446,7 +446,7 @@ import Testing
     #expect(await stub.verifyExpectations() == [])
   }
 
-  @Test func aReportForTwentyThousandCallsIsOneLineRecordedOnce() async throws {
+  @Test(.ownThread) func aReportForTwentyThousandCallsIsOneLineRecordedOnce() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/x", .status(200).never())
     for _ in 0..<20_000 { _ = try await stub.send(request(.get, "/v1/x")) }

@@ -25,7 +25,7 @@ import Testing
 
   /// A full store of `count` entries, then calls that each look up a new URL (a miss) and store
   /// it (evicting the oldest): each call examines a few entries, not all of them.
-  @Test(arguments: [10, 1_000, 20_000])
+  @Test(.ownThread, arguments: [10, 1_000, 20_000])
   func eachCallExaminesAFewEntriesHoweverManyAreStored(count: Int) throws {
     let cost = try #require(Self.entry(0)).cost
     var store = CacheStore()
@@ -114,7 +114,7 @@ import Testing
   /// The budget counts what an entry holds (its URL, the stored request's headers, a fixed cost
   /// per entry), not only the answer's body and headers: `storedBytes` stays within the budget
   /// after every insert and never says less than the entries hold.
-  @Test(arguments: Holding.allCases)
+  @Test(.ownThread, arguments: Holding.allCases)
   func theBudgetCountsWhatAnEntryHolds(_ holding: Holding) async throws {
     let budget = 1_000_000
     let cache = HTTPCache(memoryBudget: budget)

@@ -129,7 +129,7 @@ import Testing
   }
 
   /// Seeded random records: each field either as stored or damaged, several at once.
-  @Test func randomRecordsNeverCrash() async throws {
+  @Test(.ownThread) func randomRecordsNeverCrash() async throws {
     try await DiskCacheFiles.withFolder { folder in
       let (file, fields) = try await Self.storedRecord(in: folder)
       var random = SeededGenerator(seed: 0x5EED_CAC4E)

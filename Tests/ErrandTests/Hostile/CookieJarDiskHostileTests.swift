@@ -1,5 +1,6 @@
 import Errand
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -162,7 +163,7 @@ import Testing
 
   // MARK: Growth
 
-  @Test func aFileOfAsManyCookiesAsFitLoadsWithinTheJarsLimit() throws {
+  @Test(.ownThread) func aFileOfAsManyCookiesAsFitLoadsWithinTheJarsLimit() throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
       // Written as text: building it with JSONSerialization takes longer than loading it.
@@ -182,7 +183,7 @@ import Testing
     }
   }
 
-  @Test func aFileOfOneCookieRepeatedLoadsOne() throws {
+  @Test(.ownThread) func aFileOfOneCookieRepeatedLoadsOne() throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
       try Files.contents(Array(repeating: Files.record(), count: 10_000)).writePrivately(to: file)
@@ -190,7 +191,7 @@ import Testing
     }
   }
 
-  @Test func aHugeValueIsNotLoaded() throws {
+  @Test(.ownThread) func aHugeValueIsNotLoaded() throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
       let huge = Files.record(name: "huge", value: String(repeating: "v", count: 5_000_000))
@@ -212,7 +213,7 @@ import Testing
     }
   }
 
-  @Test func theFileNeverGrowsPastTheLargestSize() throws {
+  @Test(.ownThread) func theFileNeverGrowsPastTheLargestSize() throws {
     try Files.withFolder { folder in
       let file = folder.appendingPathComponent("jar")
       let limits = CookieJar.Limits(cookiesPerDomain: 100_000, cookies: 100_000)

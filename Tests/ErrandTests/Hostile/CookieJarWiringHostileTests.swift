@@ -189,7 +189,7 @@ import Testing
 
   /// Thousands of `Set-Cookie` fields in one answer: stored within the per-domain limit, and
   /// the next request carries that many at most.
-  @Test func thousandsOfSetCookieFieldsInOneAnswerKeepTheJarsLimits() async throws {
+  @Test(.ownThread) func thousandsOfSetCookieFieldsInOneAnswerKeepTheJarsLimits() async throws {
     let stub = StubTransport()
     var answer = HTTPResponse(status: 200)
     for index in 0..<5000 {

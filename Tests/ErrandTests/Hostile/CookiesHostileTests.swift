@@ -305,7 +305,7 @@ import Testing
   /// length. When each attribute copied the rest of the field (`SetCookie.parse` as reviewed),
   /// the work was quadratic, under the jar's lock: a hostile server held every call that used
   /// the jar. The 30 s only guard against that (linear, it takes a fraction of a second).
-  @Test func aHugeFieldIsParsedInLinearTime() async throws {
+  @Test(.ownThread) func aHugeFieldIsParsedInLinearTime() async throws {
     let url = try #require(URL(string: "https://a.test/"))
     let jar = Self.jar()
     let field = "a=1" + String(repeating: ";" + String(repeating: "x", count: 99), count: 20_000)
@@ -320,7 +320,7 @@ import Testing
 
   /// Thousands of hosts and cookies: the jar holds at most its limit, each domain at most its
   /// own, and a cookie that replaces another does not count twice.
-  @Test func theJarCannotGrowWithoutBound() throws {
+  @Test(.ownThread) func theJarCannotGrowWithoutBound() throws {
     let jar = Self.jar(limits: .init(cookiesPerDomain: 3, cookies: 100))
     for host in 0..<1_000 {
       let url = try #require(URL(string: "http://h\(host).flood.test/"))

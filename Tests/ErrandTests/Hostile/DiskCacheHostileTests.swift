@@ -269,7 +269,7 @@ import Testing
 
   /// An answer that varies on a header every request sets anew stores one variant per request:
   /// both budgets hold, on disk and in memory.
-  @Test func answersThatVaryWithoutEndStayWithinTheBudgets() async throws {
+  @Test(.ownThread) func answersThatVaryWithoutEndStayWithinTheBudgets() async throws {
     try await DiskCacheFiles.withFolder { folder in
       let cache = HTTPCache(memoryBudget: 50_000, directory: folder, diskBudget: 50_000)
       let stub = StubTransport()
@@ -297,7 +297,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct DiskCacheWorkHostileTests {
   /// A full cache stores 100 answers more: the folder is listed far fewer than 100 times (a
   /// tenth of the budget freed at a time is about six of these answers).
-  @Test func aFullCacheDoesNotListTheFolderOnEveryWrite() async throws {
+  @Test(.ownThread) func aFullCacheDoesNotListTheFolderOnEveryWrite() async throws {
     try await DiskCacheFiles.withFolder { folder in
       let cache = HTTPCache(memoryBudget: 0, directory: folder, diskBudget: 100_000)
       for id in 0..<200 {
@@ -363,7 +363,7 @@ import Testing
 
   /// An answer that varies on a header each request sets anew: one URL's folder keeps a bounded
   /// number of variants, so a lookup reads a bounded number of files.
-  @Test func oneURLKeepsABoundedNumberOfVariantsOnDisk() async throws {
+  @Test(.ownThread) func oneURLKeepsABoundedNumberOfVariantsOnDisk() async throws {
     try await DiskCacheFiles.withFolder { folder in
       let cache = HTTPCache(memoryBudget: 0, directory: folder, diskBudget: 1_000_000)
       let stub = StubTransport()

@@ -375,7 +375,7 @@ import Testing
     /// Attack: odd and enormous input must neither crash (a port that does not fit 16 bits,
     /// NUL in a host) nor hang construction (10,000 bypassed hosts, 100,000 socket mappings);
     /// each ends in the right error.
-    @Test func oddOrEnormousInputEndsInAnError() {
+    @Test(.ownThread) func oddOrEnormousInputEndsInAnError() {
       for port in [0, -1, 65_536, 70_000, Int.max, Int.min] {
         let error = #expect(throws: InvalidConnectionOption.self) {
           _ = try URLSessionTransport(

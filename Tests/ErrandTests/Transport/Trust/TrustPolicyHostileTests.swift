@@ -1,5 +1,6 @@
 import Errand
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -321,7 +322,7 @@ import Testing
 
   /// The digest of every length around the block boundaries, and some long ones, equals
   /// `sha256sum`'s.
-  @Test func sha256AgreesWithSha256sum() throws {
+  @Test(.ownThread) func sha256AgreesWithSha256sum() throws {
     let tool = "/usr/bin/sha256sum"
     guard FileManager.default.isExecutableFile(atPath: tool) else { return }
     let folder = try Self.folder()
@@ -405,7 +406,7 @@ import Testing
   /// Truncations, every single-byte change, and random bytes: the DER reader answers `nil`
   /// or a slice of the input, never crashes, and a changed certificate's pin is computed from
   /// bytes that are in it.
-  @Test(.enabled(if: hasOpenSSL, "needs /usr/bin/openssl"))
+  @Test(.ownThread, .enabled(if: hasOpenSSL, "needs /usr/bin/openssl"))
   func theDERReaderSurvivesFuzzing() throws {
     let openssl = "/usr/bin/openssl"
     let folder = try Self.folder()
@@ -456,7 +457,7 @@ import Testing
 
   /// PEM bundles that are junk, a few MiB of `BEGIN` markers without end, or blocks nested
   /// inside each other: read in one pass, without a crash.
-  @Test func thePEMReaderIsLinearOnHostileBundles() {
+  @Test(.ownThread) func thePEMReaderIsLinearOnHostileBundles() {
     let begin = "-----BEGIN CERTIFICATE-----\n"
     let bundles: [String] = [
       String(repeating: begin, count: 150_000),

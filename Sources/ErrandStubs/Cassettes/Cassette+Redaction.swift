@@ -38,3 +38,21 @@ extension Cassette.Exchange {
       droppedWith: droppedWith)
   }
 }
+
+extension HTTPResponse {
+  /// The response as a replay answers with it: without the `Set-Cookie` fields a redaction
+  /// wrote as `<redacted>`. Such a field holds no cookie any more, and a cookie jar would read it
+  /// as a cookie with no name whose value is `<redacted>` (RFC 6265bis, section 5.6: a
+  /// name-value pair without `=` is a value with an empty name), sent back on every request.
+  func droppingRedactedCookies() -> HTTPResponse {
+    guard headers.values(for: "Set-Cookie").contains(HTTPHeaders.redactedValue) else {
+      return self
+    }
+    var replayed = self
+    replayed.headers = HTTPHeaders(
+      headers.filter {
+        !($0.name.lowercased() == "set-cookie" && $0.value == HTTPHeaders.redactedValue)
+      })
+    return replayed
+  }
+}

@@ -156,6 +156,7 @@ public actor CassetteTransport: Transport {
     if !recording || mode == .newEpisodes, let index = match(request, in: cassette) {
       played[index] = true
       var exchange = cassette.exchanges[index]
+      exchange.response = exchange.response.droppingRedactedCookies()
       exchange.response.url = request.url
       return exchange
     }

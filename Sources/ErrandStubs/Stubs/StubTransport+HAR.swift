@@ -42,7 +42,7 @@ extension StubTransport {
         groups[key] = (exchange.request, [], [])
       }
       groups[key]?.entries.append(index)
-      groups[key]?.answers.append(.response(exchange.response))
+      groups[key]?.answers.append(.response(exchange.response.droppingRedactedCookies()))
     }
     for key in order {
       guard let group = groups[key] else { continue }

@@ -105,12 +105,18 @@ struct ServedTransport: Sendable {
     return .success(head + "Connection: close\r\n\r\n")
   }
 
-  /// `location` on the server when it is on the origin stood in for; unchanged otherwise.
+  /// `location` on the server when it is on the origin stood in for; unchanged otherwise. A
+  /// scheme-relative `location` (`//api.example.com/…`) is read with the origin's scheme, and
+  /// hosts are compared in any case and without a trailing dot (`api.example.com.` is the same
+  /// host to DNS).
   private func onServer(_ location: String) -> String {
-    guard let origin, let target = URLComponents(string: location), target.host != nil,
+    guard let origin,
       let stoodIn = URLComponents(url: origin, resolvingAgainstBaseURL: true),
+      let target = URLComponents(
+        string: location.hasPrefix("//") ? "\(stoodIn.scheme ?? "https"):\(location)" : location),
+      target.host != nil,
       target.scheme?.lowercased() == stoodIn.scheme?.lowercased(),
-      target.host?.lowercased() == stoodIn.host?.lowercased(),
+      Self.sameHost(target.host, stoodIn.host),
       (target.port ?? defaultPort(target.scheme)) == (stoodIn.port ?? defaultPort(stoodIn.scheme)),
       let server = URLComponents(url: serverURL, resolvingAgainstBaseURL: true)
     else { return location }
@@ -121,6 +127,16 @@ struct ServedTransport: Sendable {
     moved.user = nil
     moved.password = nil
     return moved.string ?? location
+  }
+
+  /// Whether two hosts are the same: in any case, with or without a trailing dot.
+  private static func sameHost(_ one: String?, _ other: String?) -> Bool {
+    func plain(_ host: String?) -> String? {
+      guard var host = host?.lowercased() else { return nil }
+      if host.hasSuffix(".") { host.removeLast() }
+      return host
+    }
+    return plain(one) != nil && plain(one) == plain(other)
   }
 
   private func defaultPort(_ scheme: String?) -> Int? {

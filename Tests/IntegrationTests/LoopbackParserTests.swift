@@ -10,29 +10,36 @@ import Testing
   static let malformed: [(String, String)] = [
     (
       "an empty chunk size",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\r\nab\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\r\nab\r\n0\r\n\r\n"
     ),
     (
       "a negative chunk size",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nab\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nab\r\n0\r\n\r\n"
     ),
     (
       "a chunk size past Int",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\nab\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\nab\r\n0\r\n\r\n"
     ),
-    ("a chunk size that is not hex", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
+    (
+      "a chunk size that is not hex",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"
+    ),
     (
       "chunk data without its CRLF",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n0\r\n\r\n"
     ),
-    ("a negative Content-Length", "POST / HTTP/1.1\r\nContent-Length: -5\r\n\r\nabc"),
+    ("a negative Content-Length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\nabc"),
     (
-      "a Content-Length past Int", "POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n"
+      "a Content-Length past Int",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n"
     ),
-    ("two Content-Lengths", "POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"),
+    (
+      "two Content-Lengths",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"
+    ),
     (
       "Transfer-Encoding and Content-Length",
-      "POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
     ),
     ("a header line without a colon", "GET / HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n"),
     ("a request line of two words", "GET /\r\n\r\n"),
@@ -54,7 +61,7 @@ import Testing
 
   @Test func aChunkedBodyWithExtensionsAndTrailersIsRead() throws {
     let raw =
-      "POST /up HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\n"
+      "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\n"
       + "X-Trailer: t\r\n\r\nGET /next HTTP/1.1\r\n\r\n"
     guard case .complete(let request, let consumed) = RequestParser.parse(Array(raw.utf8)) else {
       Issue.record("not parsed")
@@ -71,8 +78,8 @@ import Testing
   func theParserSurvivesMutatedRequests(seed: UInt64) {
     let valid = [
       "POST /a?b=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
-      "PUT /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;x=y\r\n!\r\n0\r\n\r\n",
-      "GET / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok",
+      "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;x=y\r\n!\r\n0\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok",
     ].map { Array($0.utf8) }
     for request in valid {
       guard case .complete = RequestParser.parse(request) else {

@@ -71,6 +71,9 @@ struct ServedTransport: Sendable {
     case chunked
     /// No body may follow (`204`, `304`, an answer to `HEAD` that streams).
     case none
+    /// No framing field: the body streams to a client that cannot read chunked encoding
+    /// (HTTP/1.0), and closing the connection ends it.
+    case untilClose
   }
 
   /// The status line and fields of `response`, framed for this connection as `framing` says,
@@ -100,7 +103,7 @@ struct ServedTransport: Sendable {
     switch framing {
     case .length(let length): head += "Content-Length: \(length)\r\n"
     case .chunked: head += "Transfer-Encoding: chunked\r\n"
-    case .none: break
+    case .none, .untilClose: break
     }
     return .success(head + "Connection: close\r\n\r\n")
   }

@@ -462,10 +462,9 @@ import Testing
     defer { server.stop() }
     let answer = try await Self.exchange("GET /v1/feed HTTP/1.0\r\n\r\n", port: server.port)
     #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(answer)")
-    withKnownIssue("defect: a streamed answer is chunked whatever the request's version") {
-      #expect(Self.fields("Transfer-Encoding", in: answer).isEmpty, "\(answer)")
-      #expect(Self.body(of: answer) == "onetwo", "\(answer)")
-    }
+    #expect(Self.fields("Transfer-Encoding", in: answer).isEmpty, "\(answer)")
+    #expect(Self.body(of: answer) == "onetwo", "\(answer)")
+
   }
 
   /// RFC 9110 §8.6: a server MUST NOT send `Content-Length` in a `304` unless it equals the length
@@ -480,9 +479,8 @@ import Testing
       "GET /v1/cached HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"v1\"\r\n\r\n", port: server.port)
     #expect(answer.hasPrefix("HTTP/1.1 304 "), "\(answer)")
     #expect(Self.body(of: answer).isEmpty)
-    withKnownIssue("defect: Connection+Serving frames a whole 304 with .length") {
-      #expect(Self.fields("Content-Length", in: answer).isEmpty, "\(answer)")
-    }
+    #expect(Self.fields("Content-Length", in: answer).isEmpty, "\(answer)")
+
   }
 
   /// A stub that answers with both `Content-Length` and `Transfer-Encoding` of its own is framed
@@ -602,11 +600,8 @@ import Testing
       "HEAD /v1/dogs HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port)
     #expect(answer.hasPrefix("HTTP/1.1 501 "), "\(answer)")
     #expect(Self.fields("X-Errand-Stub-Server", in: answer) == ["unmatched"])
-    withKnownIssue(
-      "defect: Connection+Serving perform(.answer) writes the report whatever the method"
-    ) {
-      #expect(Self.body(of: answer).isEmpty, "\(answer)")
-    }
+    #expect(Self.body(of: answer).isEmpty, "\(answer)")
+
   }
 
   /// Every request no route matches is kept, with its body, in the stub's journal, its
@@ -780,8 +775,7 @@ import Testing
     let answer = try await Self.exchange(
       "GET /v1/late HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port)
     #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(answer)")
-    // Chunked: see aWholeAnswerFromAPlainTransportGoesOutWithContentLength.
-    #expect(Self.body(of: answer) == "4\r\nlate\r\n0\r\n\r\n")
+    #expect(Self.body(of: answer) == "late")
   }
 
   /// The server's documentation says a whole answer goes back "with `Content-Length`"; a plain
@@ -794,10 +788,9 @@ import Testing
     let answer = try await Self.exchange(
       "GET /v1/late HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port)
     #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(answer)")
-    withKnownIssue("defect: AnswerRelay asks every transport with Exchange(streams: true)") {
-      #expect(Self.fields("Content-Length", in: answer) == ["4"], "\(answer)")
-      #expect(Self.body(of: answer) == "late", "\(answer)")
-    }
+    #expect(Self.fields("Content-Length", in: answer) == ["4"], "\(answer)")
+    #expect(Self.body(of: answer) == "late", "\(answer)")
+
   }
 
   // MARK: Files the server does not own (Unix sockets)

@@ -751,11 +751,8 @@ import Testing
         let fd = try #require(Self.descriptor(ofSocketInode: socket.inode))
         return fcntl(fd, F_GETFD)
       }
-      withKnownIssue(
-        "defect: Socket.makeTCP, makeUnixListener and acceptConnection set no FD_CLOEXEC"
-      ) {
-        #expect(flags.allSatisfy { $0 >= 0 && $0 & FD_CLOEXEC != 0 }, "F_GETFD: \(flags)")
-      }
+      #expect(flags.allSatisfy { $0 >= 0 && $0 & FD_CLOEXEC != 0 }, "F_GETFD: \(flags)")
+
     }
   #endif
 
@@ -870,12 +867,8 @@ import Testing
         #expect(await eventually { !FileManager.default.fileExists(atPath: path) })
       }
       let failed = failures
-      withKnownIssue(
-        "defect: stop() does not wait for the accept thread to remove the socket file",
-        isIntermittent: true
-      ) {
-        #expect(failed.isEmpty, "\(failed.count) of 30 restarts failed: \(failed.first ?? "")")
-      }
+      #expect(failed.isEmpty, "\(failed.count) of 30 restarts failed: \(failed.first ?? "")")
+
     }
 
     /// The socket file is not writable, so not connectable, by other users (under the usual

@@ -927,9 +927,8 @@ import Testing
   /// must have a port ("with a port and nothing else"); one without a port is taken.
   @Test func aLoopbackURLWithoutAPortIsRefusedAsDocumented() {
     let found = StubServerEnvironment.baseURL(in: [StubServerEnvironment.key: "http://127.0.0.1"])
-    withKnownIssue("defect (docs): loopbackURL takes an optional port; the docs say a port") {
-      #expect(found == nil, "taken as \(found as Any)")
-    }
+    #expect(found == nil, "taken as \(found as Any)")
+
   }
 }
 

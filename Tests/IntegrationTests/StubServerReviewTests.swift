@@ -148,10 +148,10 @@ import Testing
 
   // MARK: Secrets sent back to the other process
 
-  /// The closest routes a `501` lists name each route by its description, which hides only what
-  /// `Redaction.default` hides: a route's own secret value for a header, query item or body field
-  /// that the server's `redaction` names goes back to the other process, though the server was
-  /// told those are secret.
+  /// The closest routes a `501` lists are named with the request's redaction (the server's,
+  /// merged with the default): a route's own secret value for a header, query item or body field
+  /// that the server's `redaction` names never goes back to the other process. (Found by the
+  /// review: routes were named with `Redaction.default` alone.)
   @Test func aRoutesSecretThatTheServersRedactionNamesIsNotSentBack() async throws {
     let stub = StubTransport()
     await stub.on(
@@ -210,9 +210,9 @@ import Testing
     }
   }
 
-  /// The report cuts a body at 200 bytes before the scrub runs: a credential the request carries
-  /// (here the bearer token, echoed in a text body) that straddles the cut is no longer whole, so
-  /// the scrub misses it and its first bytes go back.
+  /// A credential the request carries (here the bearer token, echoed in a text body) that
+  /// straddles the report's 200-byte body cut leaks none of its bytes: the body is scrubbed before
+  /// it is cut. (Found by the review: the cut came first, so the scrub missed the split token.)
   @Test func aSecretCutByTheReportsBodyLimitIsNotSentBackInPart() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/elsewhere", .status(200))
@@ -300,9 +300,10 @@ import Testing
     #expect(Self.fields("Location", in: answer) == [server.url("/v1/x?y=1").absoluteString])
   }
 
-  /// A scheme-relative `Location` on the origin (`//api.example.com/…`) is left as it is: the
-  /// other process resolves it against `http://127.0.0.1:<port>` and goes to the real API, in
-  /// plain HTTP, which `standingInFor:` promises never happens.
+  /// A scheme-relative `Location` on the origin (`//api.example.com/…`) is moved onto the server:
+  /// left as it was (the review's finding), the other process would resolve it against
+  /// `http://127.0.0.1:<port>` and go to the real API, which `standingInFor:` promises never
+  /// happens.
   @Test func aSchemeRelativeRedirectToTheOriginIsMovedOntoTheServer() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/go", .status(302, headers: ["Location": "//api.example.com/v1/x"]))
@@ -317,7 +318,7 @@ import Testing
   }
 
   /// A `Location` on the origin's fully qualified name (`api.example.com.`, the same host to
-  /// DNS) is left as it is, and leads to the real API.
+  /// DNS) is moved onto the server (the review found it left as it was, leading to the real API).
   @Test func aRedirectToTheOriginsFullyQualifiedNameIsMovedOntoTheServer() async throws {
     let stub = StubTransport()
     await stub.on(
@@ -333,8 +334,8 @@ import Testing
   // MARK: Framing (RFC 9112)
 
   /// `Transfer-Encoding: chunked` followed by a no-break space (U+00A0, obs-text) is not the
-  /// `chunked` coding (OWS is SP and HTAB only): a strict parser refuses it (RFC 9112 §6.1, 501
-  /// or 400), but the server trims it with `CharacterSet.whitespaces` and reads a chunked body.
+  /// `chunked` coding (OWS is SP and HTAB only): refused (RFC 9112 §6.1), not trimmed with
+  /// `CharacterSet.whitespaces` and read as chunked, as the review found.
   @Test func aTransferCodingWithANoBreakSpaceIsNotReadAsChunked() async throws {
     let stub = await Self.echoStub()
     let server = try LoopbackServer(serving: stub)
@@ -349,8 +350,8 @@ import Testing
 
   }
 
-  /// `Content-Length: 5` followed by a no-break space is not a decimal number: refused by a strict
-  /// parser, read as 5 here.
+  /// `Content-Length: 5` followed by a no-break space is not a decimal number: refused (the review
+  /// found it read as 5).
   @Test func aContentLengthWithANoBreakSpaceIsRefused() async throws {
     let stub = await Self.echoStub()
     let server = try LoopbackServer(serving: stub)
@@ -363,8 +364,8 @@ import Testing
 
   }
 
-  /// A chunk size with a space before it (` 5`) is not `1*HEXDIG` (RFC 9112 §7.1): refused by a
-  /// strict parser, read as 5 here.
+  /// A chunk size with a space before it (` 5`) is not `1*HEXDIG` (RFC 9112 §7.1): refused (the
+  /// review found it read as 5).
   @Test func aChunkSizeWithALeadingSpaceIsRefused() async throws {
     let stub = await Self.echoStub()
     let server = try LoopbackServer(serving: stub)
@@ -377,8 +378,8 @@ import Testing
 
   }
 
-  /// Trailer lines that the head would refuse (an LF alone, a line without a colon) are accepted
-  /// after the last chunk: the trailer section is never checked.
+  /// Trailer lines that the head would refuse (an LF alone, a line without a colon) are refused
+  /// after the last chunk too (the review found the trailer section never checked).
   @Test(arguments: ["X-T: a\nY: b\r\n", "not a field\r\n"])
   func aTrailerLineTheHeadWouldRefuseIsRefused(_ trailer: String) async throws {
     let stub = await Self.echoStub()
@@ -428,7 +429,7 @@ import Testing
   }
 
   /// RFC 9112 §3.2: a server MUST answer `400` to an HTTP/1.1 request without `Host`, with two
-  /// `Host` lines, or with an invalid `Host`; the server hands each to the stub.
+  /// `Host` lines, or with an invalid `Host` (the review found each handed to the stub).
   @Test func aRequestWithoutOneValidHostIsRefused() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/a", .status(200, body: Data("first".utf8)))
@@ -453,8 +454,9 @@ import Testing
   }
 
   /// RFC 9112 §6.1: a server MUST NOT send `Transfer-Encoding` in answer to a request that does
-  /// not indicate HTTP/1.1; a streamed answer to an HTTP/1.0 request goes out chunked anyway (the
-  /// parser drops the version), so an HTTP/1.0 client reads the chunk sizes as the body.
+  /// not indicate HTTP/1.1: a streamed answer to an HTTP/1.0 request goes out as it is, ended by
+  /// the close (the review found it chunked, so an HTTP/1.0 client read the chunk sizes as the
+  /// body).
   @Test func anHTTP10RequestIsNeverAnsweredChunked() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/feed", .chunks([Data("one".utf8), Data("two".utf8)]))
@@ -468,8 +470,8 @@ import Testing
   }
 
   /// RFC 9110 §8.6: a server MUST NOT send `Content-Length` in a `304` unless it equals the length
-  /// a `200` would have; a stub's bodiless `304` goes out with `Content-Length: 0` (the handler
-  /// path leaves it out for 204 and 304; the served path only for 204).
+  /// a `200` would have: a stub's bodiless `304` goes out without one, as the handler path sends
+  /// it (the review found `Content-Length: 0`).
   @Test func a304FromTheStubCarriesNoContentLength() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/cached", .status(304, headers: ["ETag": "\"v1\""]))
@@ -576,7 +578,8 @@ import Testing
   }
 
   /// RFC 9110 §5.5: a recipient SHOULD read obs-text (a byte 0x80–0xFF) in a field value as
-  /// opaque data; a Latin-1 header value makes the whole request `400` ("the head is not UTF-8").
+  /// opaque data: a Latin-1 header value reaches the stub (read as ISO-8859-1); the review found
+  /// the whole request refused `400` ("the head is not UTF-8").
   @Test func aLatin1HeaderValueReachesTheStub() async throws {
     let stub = await Self.echoStub()
     let server = try LoopbackServer(serving: stub)
@@ -589,8 +592,8 @@ import Testing
 
   }
 
-  /// RFC 9110 §9.3.2: a server MUST NOT send content in answer to `HEAD`; the `501` a `HEAD` no
-  /// route matches gets carries the whole report as its body.
+  /// RFC 9110 §9.3.2: a server MUST NOT send content in answer to `HEAD`: the `501` a `HEAD` no
+  /// route matches gets has no body (the review found the whole report sent as its body).
   @Test func aHeadNoRouteMatchesIsAnswered501WithoutABody() async throws {
     let stub = StubTransport()
     await stub.on(.get, "/v1/dogs", .status(200))
@@ -733,10 +736,10 @@ import Testing
       #expect(await eventually { Self.tcpSockets(onPort: port).allSatisfy { $0.inode == "0" } })
     }
 
-    /// The listening socket and an accepted one are not marked close-on-exec (the stop and wake
-    /// pipes are): a child started with `fork`/`exec` or `posix_spawn` without closing every
-    /// descriptor (Foundation's `Process` does close them) inherits the listener, so the port
-    /// keeps queueing connections nobody answers after `stop()` while the child lives.
+    /// The listening socket and an accepted one are close-on-exec, as the stop and wake pipes are:
+    /// the review found them not, so a child started with `fork`/`exec` or `posix_spawn` without
+    /// closing every descriptor inherited the listener, and the port kept queueing connections
+    /// nobody answers after `stop()` while the child lived.
     @Test func theServersSocketsAreCloseOnExec() async throws {
       let server = try LoopbackServer(serving: StubTransport())
       defer { server.stop() }
@@ -775,10 +778,10 @@ import Testing
     #expect(Self.body(of: answer) == "late")
   }
 
-  /// The server's documentation says a whole answer goes back "with `Content-Length`"; a plain
-  /// `Transport` (not an `ExchangeTransport`) is asked with `Exchange(streams: true)`, so its
-  /// default `stream(_:)` wraps the whole body in a stream and it goes out chunked, without a
-  /// length (and chunked even to an HTTP/1.0 client, and with no length at all to a `HEAD`).
+  /// The server's documentation says a whole answer goes back "with `Content-Length`": a plain
+  /// `Transport` (not an `ExchangeTransport`) is asked with `send(_:)`, so its whole body goes out
+  /// with its length. (The review found it asked with `Exchange(streams: true)`, so its default
+  /// `stream(_:)` wrapped the body in a stream that went out chunked.)
   @Test func aWholeAnswerFromAPlainTransportGoesOutWithContentLength() async throws {
     let server = try LoopbackServer(serving: LateTransport(answered: Locked(0)))
     defer { server.stop() }
@@ -846,9 +849,9 @@ import Testing
       #expect(answer.withLock { $0 }?.hasSuffix("\r\n\r\nfirst") == true)
     }
 
-    /// `stop()` returns before the socket file is removed (the accept thread removes it later),
-    /// so a server started again on the same path right after `stop()` can find the file still
-    /// there and fail with "address in use".
+    /// `stop()` removes the socket file before it returns, so a server started again on the same
+    /// path right after `stop()` never finds it there (the review found the accept thread removed
+    /// it later, and 27 to 30 of 30 restarts failed with "address in use").
     @Test func aUnixSocketServerCanStartAgainOnItsPathRightAfterStop() async throws {
       let directory = try Self.scratch()
       defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -924,7 +927,8 @@ import Testing
   }
 
   /// `StubServerEnvironment`'s documentation, the DocC article and the CHANGELOG say the URL
-  /// must have a port ("with a port and nothing else"); one without a port is taken.
+  /// must have a port ("with a port and nothing else"): one without a port is refused (the
+  /// review found it taken).
   @Test func aLoopbackURLWithoutAPortIsRefusedAsDocumented() {
     let found = StubServerEnvironment.baseURL(in: [StubServerEnvironment.key: "http://127.0.0.1"])
     #expect(found == nil, "taken as \(found as Any)")

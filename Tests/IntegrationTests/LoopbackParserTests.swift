@@ -8,6 +8,17 @@ import Testing
 /// answered `400 Bad Request` and the server goes on serving; none crashes the test process.
 @Suite(.timeLimit(.minutes(3))) struct LoopbackParserTests {
   static let malformed: [(String, String)] = [
+    ("an HTTP/1.1 request without Host", "GET / HTTP/1.1\r\n\r\n"),
+    ("two Hosts", "GET / HTTP/1.0\r\nHost: x\r\nHost: x\r\n\r\n"),
+    ("a Host that is not host[:port]", "GET / HTTP/1.1\r\nHost: x/y\r\n\r\n"),
+    (
+      "whitespace after a chunk size without an extension",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n"
+    ),
+    (
+      "a trailer field with a control character",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\u{1}b\r\n\r\n"
+    ),
     (
       "an empty chunk size",
       "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\r\nab\r\n0\r\n\r\n"
@@ -70,6 +81,33 @@ import Testing
     #expect(request.body == Data("abcde".utf8))
     #expect(request.target == "/up")
     #expect(consumed == raw.utf8.count - "GET /next HTTP/1.1\r\n\r\n".utf8.count)
+  }
+
+  /// What RFC 9112 allows is read: an HTTP/1.0 request without `Host`, a `Host` with a port or
+  /// an IP literal, whitespace between a chunk size and its extension (BWS), a field value that
+  /// is not UTF-8 (read as ISO-8859-1).
+  @Test func leniencyTheRFCAllowsIsRead() throws {
+    let requests: [[UInt8]] = [
+      Array("GET / HTTP/1.0\r\n\r\n".utf8),
+      Array("GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n".utf8),
+      Array("GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n".utf8),
+      Array(
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 ;a=b\r\nhello\r\n0\r\n\r\n"
+          .utf8),
+    ]
+    for request in requests {
+      guard case .complete = RequestParser.parse(request) else {
+        Issue.record("\(String(decoding: request, as: UTF8.self).debugDescription) did not parse")
+        continue
+      }
+    }
+    let latin1 =
+      Array("GET / HTTP/1.1\r\nHost: x\r\nX-Name: caf".utf8) + [0xE9] + Array("\r\n\r\n".utf8)
+    guard case .complete(let request, _) = RequestParser.parse(latin1) else {
+      Issue.record("a Latin-1 value did not parse")
+      return
+    }
+    #expect(request.headers["X-Name"] == "café")
   }
 
   /// Valid requests cut at every length are incomplete, never malformed; random mutations of them

@@ -47,7 +47,10 @@ final class AnswerRelay: Sendable {
   func produce(from transport: any Transport, for request: HTTPRequest) async {
     let response: HTTPResponse
     do {
-      response = try await transport.send(request, as: Exchange(streams: true))
+      // A plain `Transport` streams only by wrapping its whole answer (`stream(_:)`'s default),
+      // so it is asked with `send(_:)` and its answer goes out whole, with `Content-Length`.
+      response = try await transport.send(
+        request, as: Exchange(streams: transport is any ExchangeTransport))
     } catch {
       await push(.failed(error))
       return

@@ -48,8 +48,7 @@ extension Connection {
       case .woken:
         for part in relay.take() where !stalled {
           switch write(
-            part, answering: request, method: recorded.method, with: served,
-            headSent: &headSent)
+            part, answering: request, as: recorded, with: served, headSent: &headSent)
           {
           case .next: continue
           case .done:
@@ -62,25 +61,31 @@ extension Connection {
     }
   }
 
-  /// Write one part of the answer.
+  /// Write one part of the answer to `recorded`: a body that streams goes out chunked, or, to
+  /// an HTTP/1.0 client (which cannot read chunked encoding), as it is, ended by the close.
   private func write(
-    _ part: AnswerRelay.Part, answering request: HTTPRequest, method: String,
+    _ part: AnswerRelay.Part, answering request: HTTPRequest, as recorded: RecordedRequest,
     with served: ServedTransport, headSent: inout Bool
   ) -> Step {
+    let isHead = recorded.method == "HEAD"
+    let chunked = recorded.version >= "HTTP/1.1"
     switch part {
     case .head(let response, let whole):
       let bodyAllowed =
-        method != "HEAD" && response.status != 204 && response.status != 304
+        !isHead && response.status != 204 && response.status != 304
       let framing: ServedTransport.Framing
       if let whole {
-        framing = response.status == 204 ? .none : .length(whole.count)
+        // RFC 9110, sections 8.6 and 15.4.5: no length for a 204, and none (the body a 200
+        // would have is not known) for a 304.
+        framing =
+          response.status == 204 || response.status == 304 ? .none : .length(whole.count)
       } else {
-        framing = bodyAllowed ? .chunked : .none
+        framing = bodyAllowed ? (chunked ? .chunked : .untilClose) : .none
       }
       switch served.head(of: response, framing: framing) {
       case .failure(let refused):
         let text = SocketFault.scrubbed(refused.reason, of: request)
-        return perform(.answer(status: 500, text: text))
+        return perform(.answer(status: 500, text: text), bodyless: isHead)
       case .success(let head):
         headSent = true
         let body = bodyAllowed ? (whole ?? Data()) : Data()
@@ -96,6 +101,7 @@ extension Connection {
       }
     case .chunk(let data):
       guard !data.isEmpty else { return .next }
+      guard chunked else { return Socket.sendAll(fd, data, orStop: stop) ? .next : .done }
       let size = Data("\(String(data.count, radix: 16))\r\n".utf8)
       let end = Data("\r\n".utf8)
       // One write for a small chunk (no small segments for Nagle to hold back); a large one
@@ -107,12 +113,17 @@ extension Connection {
           && Socket.sendAll(fd, end, orStop: stop)
       return sent ? .next : .done
     case .end:
-      _ = Socket.sendAll(fd, Array("0\r\n\r\n".utf8), orStop: stop)
+      if chunked {
+        _ = Socket.sendAll(fd, Array("0\r\n\r\n".utf8), orStop: stop)
+      }
       return .done
     case .failed(let error):
-      return perform(
-        headSent
-          ? SocketFault.midBody(error) : SocketFault.beforeHead(error, answering: request))
+      guard headSent else {
+        return perform(SocketFault.beforeHead(error, answering: request), bodyless: isHead)
+      }
+      let fault = SocketFault.midBody(error)
+      // A body that only the close ends would read as whole after an orderly close: reset.
+      return perform(!chunked && fault == .close ? .reset : fault, bodyless: isHead)
     }
   }
 
@@ -131,14 +142,16 @@ extension Connection {
     }
   }
 
-  /// Do what a fault says on the socket.
-  private func perform(_ fault: SocketFault) -> Step {
+  /// Do what a fault says on the socket; an answer to `HEAD` (`bodyless`) has its report's
+  /// length but not the report (RFC 9110, section 9.3.2).
+  private func perform(_ fault: SocketFault, bodyless: Bool = false) -> Step {
     switch fault {
     case .answer(let status, let text):
-      let body = Array("\(text)\n".utf8)
+      let report = Array("\(text)\n".utf8)
+      let body = bodyless ? [] : report
       let head =
         "HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n"
-        + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+        + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(report.count)\r\n"
         + "X-Errand-Stub-Server: \(status == 501 ? "unmatched" : "failed")\r\n"
         + "Connection: close\r\n\r\n"
       _ = Socket.sendAll(fd, Array(head.utf8) + body, orStop: stop)

@@ -32,7 +32,8 @@ final class Connection {
     self.handler = handler
   }
 
-  /// The longest the server waits for a client to send its request.
+  /// The longest the server waits for a client to send its request: for its first byte, and
+  /// from that byte for the whole request (head and body), however the client spaces its bytes.
   private static let readTimeout: Duration = .seconds(120)
 
   func run() {
@@ -40,6 +41,10 @@ final class Connection {
     // What the client sent and the server has not read as a request yet.
     var buffer = [UInt8]()
     var continued = false
+    // When the request being read must be whole: set at its first byte. (Known cost, not fixed:
+    // each read parses the buffer again from its start, so a chunked body that arrives in many
+    // small reads costs time quadratic in its size; the deadline bounds only how long.)
+    var deadline: ContinuousClock.Instant?
     while true {
       switch RequestParser.parse(buffer, connection: number) {
       case .incomplete(let expectsContinue):
@@ -47,7 +52,8 @@ final class Connection {
           continued = true
           _ = Socket.sendAll(fd, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
         }
-        guard let more = readMore() else { return }
+        guard let more = readMore(until: deadline ?? .now + Self.readTimeout) else { return }
+        if buffer.isEmpty { deadline = .now + Self.readTimeout }
         buffer += more
       case .malformed(let reason):
         refuse(reason)
@@ -60,6 +66,7 @@ final class Connection {
       case .complete(let request, let consumed):
         buffer.removeFirst(consumed)
         continued = false
+        deadline = buffer.isEmpty ? nil : .now + Self.readTimeout
         state.change(\.waiters) { $0.requests.append(request) }
         if let served {
           // One answer per connection: bytes after the request are never read as another.
@@ -213,9 +220,8 @@ final class Connection {
 
   // MARK: Reading
 
-  /// The next bytes from the client, or `nil` at end of stream, on timeout or when stopped.
-  private func readMore() -> [UInt8]? {
-    let deadline = ContinuousClock.now + Self.readTimeout
+  /// The next bytes from the client, or `nil` at end of stream, at `deadline` or when stopped.
+  private func readMore(until deadline: ContinuousClock.Instant) -> [UInt8]? {
     while ContinuousClock.now < deadline {
       switch Socket.wait(fd, orStop: stop, milliseconds: Self.milliseconds(until: deadline)) {
       case .stopped:

@@ -26,10 +26,13 @@ extension LoopbackServer {
   /// by the request's path and query, so routes match on the path the app sends (`/v1/dogs`).
   /// Its fields are the client's, but for those about the connection (`Host`, `Connection`,
   /// `Content-Length`, `Transfer-Encoding`, `Expect`…); its `redaction` is `redaction`. The
-  /// answer goes back as it arrives: a whole body with `Content-Length`, a streamed one chunk by
-  /// chunk with chunked encoding, `Connection: close` always (one request per connection, so
-  /// bytes after a request are never read as another). The transport's `Content-Encoding` is
-  /// left out: its body is already decoded.
+  /// answer goes back as it arrives: a whole body with `Content-Length` (none for `204` and
+  /// `304`), a streamed one chunk by chunk with chunked encoding (to an HTTP/1.0 client, as it is,
+  /// ended by the close), `Connection: close` always (one request per connection, so bytes after
+  /// a request are never read as another); an answer to `HEAD` has no body, a `501` report
+  /// included. A `Transport` that is not an `ExchangeTransport` is asked with `send(_:)`, so its
+  /// answer goes out whole. The transport's `Content-Encoding` is left out: its body is already
+  /// decoded.
   ///
   /// What the transport throws becomes what a socket can say:
   ///

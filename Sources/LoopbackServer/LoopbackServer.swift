@@ -33,6 +33,28 @@ public final class LoopbackServer: Sendable {
   let state: Locked<State>
   /// Wakes the server's threads when it stops.
   private let stopSignal: StopSignal
+  /// The socket file this server made, until it is removed: by ``stop()``, before it returns,
+  /// or by the accept thread when it ends; taken out by whichever comes first, so that it is
+  /// removed once (a file made at the path since, which may have the same identity once the
+  /// first is gone, is never removed).
+  private let socketFile: Locked<SocketFile?>
+
+  /// A socket file at `path`, with the identity it had when it was made.
+  struct SocketFile: Sendable {
+    var path: String
+    var made: Socket.FileIdentity?
+
+    /// Remove the file in `holder`, if it is still there and no one removed it yet.
+    static func removeOnce(_ holder: Locked<SocketFile?>) {
+      guard
+        let file = holder.withLock({ file -> SocketFile? in
+          defer { file = nil }
+          return file
+        })
+      else { return }
+      Socket.removeSocketFile(at: file.path, made: file.made)
+    }
+  }
 
   struct State {
     var stopped = false
@@ -119,6 +141,8 @@ public final class LoopbackServer: Sendable {
       throw Socket.Failure(call: "URL", code: 0)
     }
     self.baseURL = baseURL
+    let socketFile = Locked(socketFile.map { SocketFile(path: $0.path, made: $0.made) })
+    self.socketFile = socketFile
     var served = served
     served?.serverURL = baseURL
     let state = Locked(State())
@@ -156,7 +180,7 @@ public final class LoopbackServer: Sendable {
         }
       }
       // Before the listener closes: once a connection is refused, the file is dealt with.
-      if let socketFile { Socket.removeSocketFile(at: socketFile.path, made: socketFile.made) }
+      SocketFile.removeOnce(socketFile)
       Socket.release(listener)
     }
   }
@@ -270,9 +294,12 @@ public final class LoopbackServer: Sendable {
   }
 
   /// Stop accepting connections. Connections in progress finish their current step and close.
+  /// A Unix socket's file is removed before this returns, so a server can start again on its
+  /// path at once.
   public func stop() {
     state.withLock { $0.stopped = true }
     stopSignal.signal()
+    SocketFile.removeOnce(socketFile)
   }
 
   /// Wait until `condition` holds, without polling (see `ConditionWaiters`).

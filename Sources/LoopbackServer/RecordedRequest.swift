@@ -15,6 +15,9 @@ public struct RecordedRequest: Sendable, Hashable {
   /// requests with the same number shared a connection (see
   /// ``ScriptedResponse/keepsConnectionOpen``).
   public var connection: Int
+  /// The HTTP version of the request line (`HTTP/1.1`, `HTTP/1.0`): an answer to an HTTP/1.0
+  /// request is never chunked.
+  package var version = "HTTP/1.1"
 
   /// The path without the query.
   public var path: String {
@@ -36,5 +39,13 @@ public struct RecordedRequest: Sendable, Hashable {
     self.headers = headers
     self.body = body
     self.connection = connection
+  }
+
+  init(
+    method: String, target: String, headers: HTTPHeaders, body: Data, connection: Int,
+    version: String
+  ) {
+    self.init(method: method, target: target, headers: headers, body: body, connection: connection)
+    self.version = version
   }
 }

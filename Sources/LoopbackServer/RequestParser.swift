@@ -39,11 +39,11 @@ package enum RequestParser {
     if let problem = lineEndProblem(in: bytes[..<(headEnd + 2)]) {
       return .malformed(problem)
     }
-    guard let head = String(bytes: bytes[..<headEnd], encoding: .utf8) else {
-      return .malformed("the head is not UTF-8")
+    let lines = split(bytes[..<headEnd])
+    guard let line = String(bytes: lines[0], encoding: .utf8) else {
+      return .malformed("the request line is not UTF-8")
     }
-    var lines = head.components(separatedBy: "\r\n")
-    let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
+    let requestLine = line.split(separator: " ", omittingEmptySubsequences: false)
     guard requestLine.count == 3, isToken(requestLine[0]),
       !requestLine[1].isEmpty,
       requestLine[1].unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }),
@@ -51,19 +51,12 @@ package enum RequestParser {
     else {
       return .malformed("the request line is not \"METHOD target HTTP/version\"")
     }
-    var headers = HTTPHeaders()
-    for line in lines {
-      if line.hasPrefix(" ") || line.hasPrefix("\t") {
-        return .malformed("a header line is folded onto the one before (obs-fold)")
-      }
-      guard let colon = line.firstIndex(of: ":"), isToken(line[..<colon]) else {
-        return .malformed("a header line is not \"name: value\"")
-      }
-      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-      guard isFieldValue(value) else {
-        return .malformed("a header value holds a control character")
-      }
-      headers.add(String(line[..<colon]), value)
+    let (headers, problem) = fields(lines.dropFirst())
+    if let problem {
+      return .malformed(problem)
+    }
+    if let problem = hostProblem(headers, version: requestLine[2]) {
+      return .malformed(problem)
     }
     let bodyStart = headEnd + 4
     let expectsContinue = headers["Expect"]?.lowercased() == "100-continue"
@@ -76,7 +69,7 @@ package enum RequestParser {
     case .complete(let body, let end):
       let request = RecordedRequest(
         method: String(requestLine[0]), target: String(requestLine[1]), headers: headers,
-        body: body, connection: connection)
+        body: body, connection: connection, version: String(requestLine[2]))
       return .complete(request, consumed: end)
     }
   }
@@ -95,7 +88,7 @@ package enum RequestParser {
         return .malformed("the request has both Transfer-Encoding and Content-Length")
       }
       let codings = encodings.flatMap { $0.split(separator: ",") }
-        .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        .map { withoutOWS($0).lowercased() }
       guard codings == ["chunked"] else {
         return .malformed("the only transfer coding read is chunked, not \(codings)")
       }
@@ -104,7 +97,7 @@ package enum RequestParser {
     guard !lengths.isEmpty else { return .complete(Data(), end: start) }
     let announced = Set(
       lengths.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-        .map { $0.trimmingCharacters(in: .whitespaces) })
+        .map { withoutOWS($0) })
     guard announced.count == 1, let text = announced.first, isDecimal(text),
       let length = Int(text)
     else {
@@ -124,24 +117,32 @@ package enum RequestParser {
           ? .malformed("a chunk-size line is too long") : .incomplete
       }
       let line = bytes[index..<lineEnd]
-      let sizeField = String(decoding: line.prefix { $0 != UInt8(ascii: ";") }, as: UTF8.self)
-        .trimmingCharacters(in: .whitespaces)
-      guard !sizeField.isEmpty, sizeField.count <= 15, sizeField.allSatisfy(\.isHexDigit),
-        let size = Int(sizeField, radix: 16)
-      else {
+      guard let size = chunkSize(line) else {
         return .malformed("a chunk size is not a hexadecimal number of at most 15 digits")
       }
       index = lineEnd + 2
       if size == 0 {
-        // Trailer fields, if any, up to the empty line.
+        // Trailer fields, if any, up to the empty line: checked as the head's fields are.
+        let trailerStart = index
+        var trailer: [ArraySlice<UInt8>] = []
         while true {
-          guard let end = find(crlf, in: bytes, from: index, within: maximumHeadLength) else {
-            return bytes.count - index > maximumHeadLength
+          guard
+            let end = find(
+              crlf, in: bytes, from: index, within: maximumHeadLength - (index - trailerStart))
+          else {
+            return bytes.count - trailerStart > maximumHeadLength
               ? .malformed("the trailer is too long") : .incomplete
           }
           let isEmptyLine = end == index
+          if !isEmptyLine { trailer.append(bytes[index..<end]) }
           index = end + 2
           if isEmptyLine { break }
+        }
+        if trailer.contains(where: { $0.contains(0x0D) || $0.contains(0x0A) }) {
+          return .malformed("the trailer holds a CR or an LF that does not end a line")
+        }
+        if let problem = fields(trailer).problem {
+          return .malformed("in the trailer, \(problem)")
         }
         var body = Data(capacity: chunks.reduce(0) { $0 + $1.count })
         for chunk in chunks { body.append(contentsOf: bytes[chunk]) }
@@ -154,6 +155,134 @@ package enum RequestParser {
       chunks.append(index..<(index + size))
       index += size + 2
     }
+  }
+
+  /// The size a chunk-size line announces (RFC 9112, section 7.1): 1 to 15 hexadecimal digits,
+  /// then optionally whitespace (BWS) and `;` extensions without control characters; `nil` for
+  /// anything else (a sign, a space before the digits, whitespace with no extension after it).
+  private static func chunkSize(_ line: ArraySlice<UInt8>) -> Int? {
+    let semicolon = line.firstIndex(of: UInt8(ascii: ";"))
+    var digits = line[..<(semicolon ?? line.endIndex)]
+    if semicolon != nil {
+      while let last = digits.last, last == 0x20 || last == 0x09 { digits.removeLast() }
+      guard
+        line[(semicolon ?? line.endIndex)...].allSatisfy({
+          $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F)
+        })
+      else { return nil }
+    }
+    let isHex: (UInt8) -> Bool = {
+      (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
+    }
+    guard !digits.isEmpty, digits.count <= 15, digits.allSatisfy(isHex) else { return nil }
+    return Int(String(decoding: digits, as: UTF8.self), radix: 16)
+  }
+
+  /// The lines of a head (without its final CRLF), split at each CRLF.
+  private static func split(_ head: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+    var lines: [ArraySlice<UInt8>] = []
+    var start = head.startIndex
+    var index = head.startIndex
+    while index + 1 < head.endIndex {
+      if head[index] == 0x0D, head[index + 1] == 0x0A {
+        lines.append(head[start..<index])
+        index += 2
+        start = index
+      } else {
+        index += 1
+      }
+    }
+    lines.append(head[start..<head.endIndex])
+    return lines
+  }
+
+  /// The fields of header (or trailer) lines, or why they are not fields: a line folded onto
+  /// the one before, a line without a colon or whose name is not a token, a value with a control
+  /// character. A value is trimmed of spaces and tabs only (OWS), and read as UTF-8, or as
+  /// ISO-8859-1 when it is not UTF-8 (obs-text, RFC 9110 section 5.5).
+  private static func fields(_ lines: some Sequence<ArraySlice<UInt8>>) -> (
+    headers: HTTPHeaders, problem: String?
+  ) {
+    var headers = HTTPHeaders()
+    for line in lines {
+      if line.first == 0x20 || line.first == 0x09 {
+        return (headers, "a header line is folded onto the one before (obs-fold)")
+      }
+      guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+        isToken(String(decoding: line[..<colon], as: UTF8.self))
+      else {
+        return (headers, "a header line is not \"name: value\"")
+      }
+      var value = line[(colon + 1)...]
+      while let first = value.first, first == 0x20 || first == 0x09 { value.removeFirst() }
+      while let last = value.last, last == 0x20 || last == 0x09 { value.removeLast() }
+      guard value.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+        return (headers, "a header value holds a control character")
+      }
+      let text =
+        String(bytes: value, encoding: .utf8) ?? String(bytes: value, encoding: .isoLatin1) ?? ""
+      headers.add(String(decoding: line[..<colon], as: UTF8.self), text)
+    }
+    return (headers, nil)
+  }
+
+  /// Why the `Host` fields of a request are refused (RFC 9112, section 3.2): none in an
+  /// HTTP/1.1 request, more than one, or one whose value is not `host[:port]`; `nil` when fine.
+  private static func hostProblem(_ headers: HTTPHeaders, version: Substring) -> String? {
+    let hosts = headers.values(for: "Host")
+    guard let host = hosts.first else {
+      return version >= "HTTP/1.1" ? "an HTTP/1.1 request has no Host" : nil
+    }
+    guard hosts.count == 1 else { return "the request has more than one Host" }
+    return isHostValue(host) ? nil : "the Host is not host[:port]"
+  }
+
+  /// Whether `text` is `uri-host [ ":" port ]` (RFC 3986): an IP literal in brackets, or a
+  /// registered name or IPv4 address (unreserved characters, sub-delimiters, `%HH`), then
+  /// optionally a colon and digits.
+  static func isHostValue(_ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    let isAlphanumeric: (UInt8) -> Bool = {
+      (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+    }
+    let isHex: (UInt8) -> Bool = {
+      (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
+    }
+    let nameBytes = Set("-._~!$&'()*+,;=".utf8)
+    var index = 0
+    if bytes.first == UInt8(ascii: "[") {
+      guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1,
+        bytes[1..<close].allSatisfy({
+          isAlphanumeric($0) || nameBytes.contains($0) || $0 == UInt8(ascii: ":")
+        })
+      else { return false }
+      index = close + 1
+    } else {
+      while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
+        if bytes[index] == UInt8(ascii: "%") {
+          guard index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2])
+          else { return false }
+          index += 3
+        } else {
+          guard isAlphanumeric(bytes[index]) || nameBytes.contains(bytes[index]) else {
+            return false
+          }
+          index += 1
+        }
+      }
+    }
+    guard index < bytes.count else { return true }
+    return bytes[index] == UInt8(ascii: ":")
+      && bytes[(index + 1)...].allSatisfy { (0x30...0x39).contains($0) }
+  }
+
+  /// `text` without the spaces and tabs (OWS, RFC 9110 section 5.6.3) around it; no other
+  /// whitespace is taken away.
+  private static func withoutOWS(_ text: Substring) -> String {
+    var text = text
+    while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+    while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+    return String(text)
   }
 
   /// Why the line ends of a head (with the CRLF that ends its last line) are not all CRLF (a CR

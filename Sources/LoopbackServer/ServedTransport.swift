@@ -71,6 +71,9 @@ struct ServedTransport: Sendable {
     case chunked
     /// No body may follow (`204`, `304`, an answer to `HEAD` that streams).
     case none
+    /// No framing field: the body streams to a client that cannot read chunked encoding
+    /// (HTTP/1.0), and closing the connection ends it.
+    case untilClose
   }
 
   /// The status line and fields of `response`, framed for this connection as `framing` says,
@@ -100,17 +103,23 @@ struct ServedTransport: Sendable {
     switch framing {
     case .length(let length): head += "Content-Length: \(length)\r\n"
     case .chunked: head += "Transfer-Encoding: chunked\r\n"
-    case .none: break
+    case .none, .untilClose: break
     }
     return .success(head + "Connection: close\r\n\r\n")
   }
 
-  /// `location` on the server when it is on the origin stood in for; unchanged otherwise.
+  /// `location` on the server when it is on the origin stood in for; unchanged otherwise. A
+  /// scheme-relative `location` (`//api.example.com/…`) is read with the origin's scheme, and
+  /// hosts are compared in any case and without a trailing dot (`api.example.com.` is the same
+  /// host to DNS).
   private func onServer(_ location: String) -> String {
-    guard let origin, let target = URLComponents(string: location), target.host != nil,
+    guard let origin,
       let stoodIn = URLComponents(url: origin, resolvingAgainstBaseURL: true),
+      let target = URLComponents(
+        string: location.hasPrefix("//") ? "\(stoodIn.scheme ?? "https"):\(location)" : location),
+      target.host != nil,
       target.scheme?.lowercased() == stoodIn.scheme?.lowercased(),
-      target.host?.lowercased() == stoodIn.host?.lowercased(),
+      Self.sameHost(target.host, stoodIn.host),
       (target.port ?? defaultPort(target.scheme)) == (stoodIn.port ?? defaultPort(stoodIn.scheme)),
       let server = URLComponents(url: serverURL, resolvingAgainstBaseURL: true)
     else { return location }
@@ -121,6 +130,16 @@ struct ServedTransport: Sendable {
     moved.user = nil
     moved.password = nil
     return moved.string ?? location
+  }
+
+  /// Whether two hosts are the same: in any case, with or without a trailing dot.
+  private static func sameHost(_ one: String?, _ other: String?) -> Bool {
+    func plain(_ host: String?) -> String? {
+      guard var host = host?.lowercased() else { return nil }
+      if host.hasSuffix(".") { host.removeLast() }
+      return host
+    }
+    return plain(one) != nil && plain(one) == plain(other)
   }
 
   private func defaultPort(_ scheme: String?) -> Int? {

@@ -77,11 +77,12 @@ enum Socket {
       raw[bytes.count] = 0
     }
     #if canImport(Glibc)
-      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     #else
       let fd = socket(AF_UNIX, Int32(SOCK_STREAM), 0)
     #endif
     guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
+    closeOnExec(fd)
     noSigPipe(fd)
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -114,11 +115,13 @@ enum Socket {
   /// A new TCP socket that never raises SIGPIPE.
   static func makeTCP() throws -> Int32 {
     #if canImport(Glibc)
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)  // glibc: an enum case
+      // glibc: an enum case; close-on-exec from the start, so no fork in between inherits it.
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     #else
       let fd = socket(AF_INET, Int32(SOCK_STREAM), 0)  // musl, Bionic, Darwin: an integer macro
     #endif
     guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
+    closeOnExec(fd)
     noSigPipe(fd)
     return fd
   }
@@ -186,8 +189,10 @@ enum Socket {
 
   /// Accept a connection, or `nil` when none is waiting.
   static func acceptConnection(_ listener: Int32) -> Int32? {
+    // `accept4` (close-on-exec at once) is not in Swift's Glibc module: set the flag after.
     let fd = accept(listener, nil, nil)
     guard fd >= 0 else { return nil }
+    closeOnExec(fd, always: true)
     noSigPipe(fd)
     return fd
   }
@@ -234,6 +239,18 @@ enum Socket {
   /// Close a socket.
   static func release(_ fd: Int32) {
     close(fd)
+  }
+
+  /// Mark `fd` close-on-exec, so that a child the process starts with `fork`/`exec` or
+  /// `posix_spawn` does not inherit the server's sockets (and keep a stopped server's port
+  /// queueing connections). On glibc a new socket is made so (`SOCK_CLOEXEC`) and this does
+  /// nothing unless `always`; elsewhere, and for an accepted socket, it sets `FD_CLOEXEC`.
+  static func closeOnExec(_ fd: Int32, always: Bool = false) {
+    #if canImport(Glibc)
+      guard always else { return }
+    #endif
+    let flags = fcntl(fd, F_GETFD)
+    if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
   }
 
   // A peer that has gone must not kill the process with SIGPIPE: Linux and Android ask per send

@@ -8,31 +8,49 @@ import Testing
 /// answered `400 Bad Request` and the server goes on serving; none crashes the test process.
 @Suite(.timeLimit(.minutes(3))) struct LoopbackParserTests {
   static let malformed: [(String, String)] = [
+    ("an HTTP/1.1 request without Host", "GET / HTTP/1.1\r\n\r\n"),
+    ("two Hosts", "GET / HTTP/1.0\r\nHost: x\r\nHost: x\r\n\r\n"),
+    ("a Host that is not host[:port]", "GET / HTTP/1.1\r\nHost: x/y\r\n\r\n"),
+    (
+      "whitespace after a chunk size without an extension",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n"
+    ),
+    (
+      "a trailer field with a control character",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\u{1}b\r\n\r\n"
+    ),
     (
       "an empty chunk size",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\r\nab\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\r\nab\r\n0\r\n\r\n"
     ),
     (
       "a negative chunk size",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nab\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n-5\r\nab\r\n0\r\n\r\n"
     ),
     (
       "a chunk size past Int",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\nab\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\nab\r\n0\r\n\r\n"
     ),
-    ("a chunk size that is not hex", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
+    (
+      "a chunk size that is not hex",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"
+    ),
     (
       "chunk data without its CRLF",
-      "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n0\r\n\r\n"
     ),
-    ("a negative Content-Length", "POST / HTTP/1.1\r\nContent-Length: -5\r\n\r\nabc"),
+    ("a negative Content-Length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\nabc"),
     (
-      "a Content-Length past Int", "POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n"
+      "a Content-Length past Int",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n"
     ),
-    ("two Content-Lengths", "POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"),
+    (
+      "two Content-Lengths",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"
+    ),
     (
       "Transfer-Encoding and Content-Length",
-      "POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
     ),
     ("a header line without a colon", "GET / HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n"),
     ("a request line of two words", "GET /\r\n\r\n"),
@@ -54,7 +72,7 @@ import Testing
 
   @Test func aChunkedBodyWithExtensionsAndTrailersIsRead() throws {
     let raw =
-      "POST /up HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\n"
+      "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\n"
       + "X-Trailer: t\r\n\r\nGET /next HTTP/1.1\r\n\r\n"
     guard case .complete(let request, let consumed) = RequestParser.parse(Array(raw.utf8)) else {
       Issue.record("not parsed")
@@ -65,14 +83,41 @@ import Testing
     #expect(consumed == raw.utf8.count - "GET /next HTTP/1.1\r\n\r\n".utf8.count)
   }
 
+  /// What RFC 9112 allows is read: an HTTP/1.0 request without `Host`, a `Host` with a port or
+  /// an IP literal, whitespace between a chunk size and its extension (BWS), a field value that
+  /// is not UTF-8 (read as ISO-8859-1).
+  @Test func leniencyTheRFCAllowsIsRead() throws {
+    let requests: [[UInt8]] = [
+      Array("GET / HTTP/1.0\r\n\r\n".utf8),
+      Array("GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n".utf8),
+      Array("GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n".utf8),
+      Array(
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 ;a=b\r\nhello\r\n0\r\n\r\n"
+          .utf8),
+    ]
+    for request in requests {
+      guard case .complete = RequestParser.parse(request) else {
+        Issue.record("\(String(decoding: request, as: UTF8.self).debugDescription) did not parse")
+        continue
+      }
+    }
+    let latin1 =
+      Array("GET / HTTP/1.1\r\nHost: x\r\nX-Name: caf".utf8) + [0xE9] + Array("\r\n\r\n".utf8)
+    guard case .complete(let request, _) = RequestParser.parse(latin1) else {
+      Issue.record("a Latin-1 value did not parse")
+      return
+    }
+    #expect(request.headers["X-Name"] == "café")
+  }
+
   /// Valid requests cut at every length are incomplete, never malformed; random mutations of them
   /// never crash the parser.
   @Test(arguments: [UInt64(1), 2, 3])
   func theParserSurvivesMutatedRequests(seed: UInt64) {
     let valid = [
       "POST /a?b=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
-      "PUT /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;x=y\r\n!\r\n0\r\n\r\n",
-      "GET / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok",
+      "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;x=y\r\n!\r\n0\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok",
     ].map { Array($0.utf8) }
     for request in valid {
       guard case .complete = RequestParser.parse(request) else {

@@ -25,6 +25,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   private var clauses: [RequestMatcher] = []
   /// Why a request fails this clause, in one line (a JSON body adds indented lines).
   private var sentInstead: (@Sendable (HTTPRequest) -> String)?
+  /// What the matcher checks, with the values a given redaction hides read `<redacted>`;
+  /// ``description`` itself when it hides nothing a redaction could name (a method, a path).
+  private let describe: @Sendable (Redaction) -> String
 
   /// A matcher from a predicate.
   /// - Parameters:
@@ -37,13 +40,26 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   init(
     _ description: String, hint: (method: HTTPMethod?, path: String?), written: String? = nil,
     sentInstead: (@Sendable (HTTPRequest) -> String)? = nil,
+    describe: (@Sendable (Redaction) -> String)? = nil,
     matches predicate: @escaping @Sendable (HTTPRequest) -> Bool
   ) {
-    self.description = description
+    let shown = describe?(.default) ?? description
+    self.description = shown
     self.written = written ?? description
     self.hint = hint
     self.predicate = predicate
     self.sentInstead = sentInstead
+    self.describe = describe ?? { _ in shown }
+  }
+
+  /// What the matcher checks, as ``description`` says it, but with the values that `redaction`
+  /// hides read `<redacted>` (a report for a request names routes with the request's redaction,
+  /// merged with the default, so a secret the caller named is never shown).
+  /// - Parameter redaction: The redaction whose header, query parameter and body field names
+  ///   are hidden.
+  /// - Returns: The description.
+  func shownDescription(redactedBy redaction: Redaction) -> String {
+    describe(redaction)
   }
 
   /// The clauses `request` fails, each with what it sent instead: `method: expected GET, sent
@@ -100,9 +116,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   ///   - value: The value, or `nil` to accept any.
   /// - Returns: The matcher.
   public static func query(_ name: String, _ value: String? = nil) -> RequestMatcher {
-    let shown = Redaction.default.hidesQueryParameter(name) ? value.map { _ in redacted } : value
     return RequestMatcher(
-      "query \(name)\(shown.map { "=\($0)" } ?? "")", hint: (nil, nil),
+      "", hint: (nil, nil),
       written: "query \(name)\(value.map { "=\($0)" } ?? "")",
       sentInstead: { request in
         let hidden = request.reportRedaction.hidesQueryParameter(name)
@@ -115,6 +130,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
               ? "none"
               : sent.map { "\(name)=\(hidden ? redacted : $0.value ?? "")" }
                 .joined(separator: ", ")))
+      },
+      describe: { redaction in
+        let shown = redaction.hidesQueryParameter(name) ? value.map { _ in redacted } : value
+        return "query \(name)\(shown.map { "=\($0)" } ?? "")"
       },
       matches: { request in
         queryItems(of: request).contains { $0.name == name && (value == nil || $0.value == value) }
@@ -138,9 +157,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   ///   - value: The value, or `nil` to accept any.
   /// - Returns: The matcher.
   public static func header(_ name: String, _ value: String? = nil) -> RequestMatcher {
-    let shown = Redaction.default.hidesHeader(name) ? value.map { _ in redacted } : value
     return RequestMatcher(
-      "header \(name)\(shown.map { ": \($0)" } ?? "")", hint: (nil, nil),
+      "", hint: (nil, nil),
       written: "header \(name)\(value.map { ": \($0)" } ?? "")",
       sentInstead: { request in
         let redaction = request.reportRedaction
@@ -150,6 +168,10 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
           "header \(name): expected \(value.map { hidden ? redacted : $0 } ?? "any value"), sent "
         return DiagnosticText.escaped(
           expected + (sent.isEmpty ? "none" : sent.joined(separator: ", ")))
+      },
+      describe: { redaction in
+        let shown = redaction.hidesHeader(name) ? value.map { _ in redacted } : value
+        return "header \(name)\(shown.map { ": \($0)" } ?? "")"
       },
       matches: { request in
         value.map { request.headers.values(for: name).contains($0) }
@@ -180,14 +202,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public static func jsonBody<Value: Encodable>(_ value: Value) -> RequestMatcher {
     let expected = try? JSONEncoder().encode(value)
     let text = expected.flatMap { String(data: $0, encoding: .utf8) } ?? "an unencodable value"
-    let shown =
-      expected.map {
-        String(
-          decoding: Redaction.default.redact(body: $0, contentType: "application/json"),
-          as: UTF8.self)
-      } ?? text
     return RequestMatcher(
-      "JSON body \(DiagnosticText.cut(shown))", hint: (nil, nil),
+      "", hint: (nil, nil),
       written: "JSON body \(DiagnosticText.cut(text))",
       sentInstead: { request in
         guard let expected else { return "JSON body: the expected value does not encode" }
@@ -195,6 +211,14 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
           expected: expected, actual: request.body ?? Data(),
           redaction: request.reportRedaction)
         return "JSON body differs:\n" + lines.map { "      \($0)" }.joined(separator: "\n")
+      },
+      describe: { redaction in
+        let shown =
+          expected.map {
+            String(
+              decoding: redaction.redact(body: $0, contentType: "application/json"), as: UTF8.self)
+          } ?? text
+        return "JSON body \(DiagnosticText.cut(shown))"
       },
       matches: { request in
         guard let expected, let body = request.body else { return false }
@@ -209,8 +233,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
     let hint = (lhs.hint.method ?? rhs.hint.method, lhs.hint.path ?? rhs.hint.path)
     var joined = RequestMatcher(
-      "\(lhs) \(rhs)", hint: hint, written: "\(lhs.written) \(rhs.written)"
-    ) { lhs.matches($0) && rhs.matches($0) }
+      "", hint: hint, written: "\(lhs.written) \(rhs.written)",
+      describe: {
+        "\(lhs.shownDescription(redactedBy: $0)) \(rhs.shownDescription(redactedBy: $0))"
+      },
+      matches: { lhs.matches($0) && rhs.matches($0) })
     joined.clauses =
       (lhs.clauses.isEmpty ? [lhs] : lhs.clauses) + (rhs.clauses.isEmpty ? [rhs] : rhs.clauses)
     return joined
@@ -219,15 +246,19 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// Either matcher.
   public static func || (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
     RequestMatcher(
-      "(\(lhs) or \(rhs))", hint: (nil, nil), written: "(\(lhs.written) or \(rhs.written))"
-    ) { lhs.matches($0) || rhs.matches($0) }
+      "", hint: (nil, nil), written: "(\(lhs.written) or \(rhs.written))",
+      describe: {
+        "(\(lhs.shownDescription(redactedBy: $0)) or \(rhs.shownDescription(redactedBy: $0)))"
+      },
+      matches: { lhs.matches($0) || rhs.matches($0) })
   }
 
   /// Requests the matcher does not match.
   public static prefix func ! (matcher: RequestMatcher) -> RequestMatcher {
-    RequestMatcher("not (\(matcher))", hint: (nil, nil), written: "not (\(matcher.written))") {
-      !matcher.matches($0)
-    }
+    RequestMatcher(
+      "", hint: (nil, nil), written: "not (\(matcher.written))",
+      describe: { "not (\(matcher.shownDescription(redactedBy: $0)))" },
+      matches: { !matcher.matches($0) })
   }
 
   /// What a hidden value reads.

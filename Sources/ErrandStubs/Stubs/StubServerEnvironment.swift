@@ -55,8 +55,8 @@ public enum StubServerEnvironment: Sendable {
     return parts.url
   }
 
-  /// `text` as a stub server's URL when it is `http://` with a loopback host, an optional port
-  /// and nothing else (an empty path or `/`); `nil` otherwise.
+  /// `text` as a stub server's URL when it is `http://` with a loopback host, a port and nothing
+  /// else (an empty path or `/`); `nil` otherwise.
   static func loopbackURL(_ text: String) -> URL? {
     guard text.utf8.count <= 64,
       !text.unicodeScalars.contains(where: {
@@ -69,12 +69,12 @@ public enum StubServerEnvironment: Sendable {
       let host = parts.percentEncodedHost?.lowercased(), loopbackHosts.contains(host),
       parts.path.isEmpty || parts.path == "/",
       parts.query == nil, parts.fragment == nil,
-      parts.port.map({ (1...65_535).contains($0) }) ?? true
+      let port = parts.port, (1...65_535).contains(port)
     else { return nil }
     var normal = URLComponents()
     normal.scheme = "http"
     normal.percentEncodedHost = host == "::1" ? "[::1]" : host
-    normal.port = parts.port
+    normal.port = port
     return normal.url
   }
 }

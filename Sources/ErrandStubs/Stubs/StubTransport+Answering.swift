@@ -300,7 +300,8 @@ extension StubTransport {
       let route = routes[$0.offset]
       let reasons = route.matcher.mismatches(request) + [scenarioMiss(of: route)].compactMap { $0 }
       let misses = reasons.map { "\n    - \($0)" }.joined()
-      return "\(route.shownMatcher) (registered at \(route.location.short))\(misses)"
+      let shown = route.shownMatcher(redactedBy: request.reportRedaction)
+      return "\(shown) (registered at \(route.location.short))\(misses)"
     }
   }
 }

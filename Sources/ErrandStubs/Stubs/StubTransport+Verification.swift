@@ -131,6 +131,13 @@ extension StubTransport.Route {
   /// the report (a line break, a bidirectional override) escaped as `\n` or `\u{202E}`, and cut
   /// to a few hundred characters, so that a report stays short whatever the route.
   var shownMatcher: String {
-    DiagnosticText.cut(DiagnosticText.escaped(matcher.description), to: 500)
+    shownMatcher(redactedBy: .default)
+  }
+
+  /// The route's matcher as ``shownMatcher`` names it, with the values `redaction` hides read
+  /// `<redacted>`: how a report about one request names routes (with the request's redaction).
+  func shownMatcher(redactedBy redaction: Redaction) -> String {
+    DiagnosticText.cut(
+      DiagnosticText.escaped(matcher.shownDescription(redactedBy: redaction)), to: 500)
   }
 }

@@ -35,8 +35,10 @@ public struct UnmatchedRequest: Error, CustomStringConvertible, LocalizedError {
         noun: "headers")
     }
     if let body = shown.body, !body.isEmpty {
-      let text = String(data: body.prefix(200), encoding: .utf8) ?? "\(body.count) bytes"
-      lines.append("body: \(DiagnosticText.escaped(text))\(body.count > 200 ? "…" : "")")
+      // Scrubbed before it is cut: a secret the cut splits would no longer be found whole.
+      let scrubbed = Redaction.scrub(request.reportRedaction.secretValues(in: request), from: body)
+      let text = String(data: scrubbed.prefix(200), encoding: .utf8) ?? "\(body.count) bytes"
+      lines.append("body: \(DiagnosticText.escaped(text))\(scrubbed.count > 200 ? "…" : "")")
     }
     if closestRoutes.isEmpty {
       lines.append("no routes are registered")

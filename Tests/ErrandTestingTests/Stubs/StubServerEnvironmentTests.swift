@@ -12,7 +12,6 @@ import Testing
     ("http://localhost:8080", "http://localhost:8080"),
     ("HTTP://LOCALHOST:8080", "http://localhost:8080"),
     ("http://[::1]:8080", "http://[::1]:8080"),
-    ("http://127.0.0.1", "http://127.0.0.1"),
   ]
 
   @Test(arguments: accepted.map(\.0))
@@ -31,6 +30,7 @@ import Testing
     "http://127.0.0.1:8080\n", "http://127%2E0.0.1:8080", "ftp://127.0.0.1:8080",
     "//127.0.0.1:8080", "127.0.0.1:8080", "", "http://localhost.:8080",
     "http://evil.example\\@127.0.0.1:8080",
+    "http://127.0.0.1", "http://localhost/", "http://[::1]:",
   ]
 
   @Test(arguments: refused)

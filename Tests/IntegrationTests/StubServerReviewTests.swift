@@ -96,16 +96,6 @@ import Testing
       return nil
     }
 
-    /// This process's resident memory, in kilobytes.
-    static func residentKilobytes() -> Int? {
-      guard let handle = FileHandle(forReadingAtPath: "/proc/self/status") else { return nil }
-      defer { try? handle.close() }
-      let status = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-      guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-      else { return nil }
-      return Int(line.split(separator: " ")[1])
-    }
-
     /// A short scratch directory (a socket's path has at most 107 bytes).
     static func scratch() throws -> String {
       let directory = "/tmp/esr-\(UUID().uuidString.prefix(8))"
@@ -631,13 +621,13 @@ import Testing
   // MARK: Crashes, hangs and resources
 
   #if os(Linux)
-    /// A `Content-Length` of a gigabyte, with 64 KB sent, allocates nothing for the body yet,
-    /// holds its connection only while the client stays, and never reaches the stub.
-    @Test func aGigabyteContentLengthClaimAllocatesNothingAndEndsWithItsClient() async throws {
+    /// A `Content-Length` of a gigabyte, with 64 KB sent, holds its connection only while the
+    /// client stays, and never reaches the stub. (The process's resident size is not checked
+    /// here: beside the rest of the suite it moves with every other test.)
+    @Test func aGigabyteContentLengthClaimEndsWithItsClient() async throws {
       let stub = await Self.echoStub()
       let server = try LoopbackServer(serving: stub)
       defer { server.stop() }
-      let before = Self.residentKilobytes() ?? 0
       let claimer = try RawConnection(port: server.port)
       await onThread {
         claimer.send(
@@ -645,8 +635,6 @@ import Testing
             + [UInt8](repeating: 0x61, count: 64 * 1024))
       }
       try #require(await server.waitForOpenConnections(1))
-      let during = Self.residentKilobytes() ?? 0
-      #expect(during - before < 512 * 1024, "resident memory grew by \(during - before) KB")
       claimer.close()
       #expect(await server.waitForOpenConnections(0))
       #expect(await stub.requests.isEmpty)

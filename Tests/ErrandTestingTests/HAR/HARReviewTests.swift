@@ -315,10 +315,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
         || error.description.hasPrefix(
           "StubTransport has no route for GET https://api.example.com/v1/me?sessionKey=<redacted>")
     )
-    withKnownIssue("defect: the HAR matcher's sentInstead redacts with Redaction.default only") {
-      for form in printedForms(of: error) {
-        #expect(!form.contains("sk-6f5e4d3c2b"), "printed: \(form)")
-      }
+    for form in printedForms(of: error) {
+      #expect(!form.contains("sk-6f5e4d3c2b"), "printed: \(form)")
     }
   }
 
@@ -377,12 +375,10 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     let second = try await stub.send(HTTPRequest(url: url("https://alice.example.com/v1/me")))
     let stranger = try? await stub.send(HTTPRequest(url: url("https://evil.example.net/v1/me")))
     #expect(reviewBody(first) == #"{"user":"alice"}"#)
-    withKnownIssue("defect: the route key and the matcher leave out scheme, host and port") {
-      #expect(
-        reviewBody(second) == #"{"user":"alice"}"#, "answer: \(second.url?.absoluteString ?? "")")
-      #expect(second.url?.host == "alice.example.com")
-      #expect(stranger == nil, "evil.example.net got \(reviewBody(stranger) ?? "nothing")")
-    }
+    #expect(
+      reviewBody(second) == #"{"user":"alice"}"#, "answer: \(second.url?.absoluteString ?? "")")
+    #expect(second.url?.host == "alice.example.com")
+    #expect(stranger == nil, "evil.example.net got \(reviewBody(stranger) ?? "nothing")")
   }
 
   /// The same through a cassette: the second request to one host plays the other host's entry.
@@ -391,9 +387,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     let first = try await cassette.send(HTTPRequest(url: url("https://alice.example.com/v1/me")))
     let second = try? await cassette.send(HTTPRequest(url: url("https://alice.example.com/v1/me")))
     #expect(reviewBody(first) == #"{"user":"alice"}"#)
-    withKnownIssue("defect: Matching.default leaves out the host, and HAR spans hosts") {
-      #expect(second == nil, "the second request got \(reviewBody(second) ?? "nothing")")
-    }
+    #expect(second == nil, "the second request got \(reviewBody(second) ?? "nothing")")
   }
 
   static let twoTokens = HAR(entries: [
@@ -416,10 +410,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
       HTTPRequest(
         url: url("https://api.example.com/v1/me"), headers: ["Authorization": "Bearer bob-tok-2222"]
       ))
-    withKnownIssue("defect: StubTransport.on(har:) merges entries that differ only in credentials")
-    {
-      #expect(reviewBody(bob) == #"{"user":"bob"}"#, "bob got \(reviewBody(bob) ?? "")")
-    }
+    #expect(reviewBody(bob) == #"{"user":"bob"}"#, "bob got \(reviewBody(bob) ?? "")")
   }
 
   /// With `.headers` matching, a cassette of an unredacted HAR tells the two tokens apart.
@@ -454,9 +445,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
       HTTPRequest(
         method: .post, url: url("https://api.example.com/v1/login"),
         headers: ["Content-Type": "application/json"], body: Data(#"{"user":"bob"}"#.utf8)))
-    withKnownIssue("defect: the route key leaves out the body") {
-      #expect(reviewBody(bob) == #"{"session":"bob-session"}"#, "bob got \(reviewBody(bob) ?? "")")
-    }
+    #expect(reviewBody(bob) == #"{"session":"bob-session"}"#, "bob got \(reviewBody(bob) ?? "")")
   }
 
   // MARK: Odd input

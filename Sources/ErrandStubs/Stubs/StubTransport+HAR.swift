@@ -97,17 +97,19 @@ extension StubTransport {
 
   /// The journal as a HAR: each request with its answer, the date it arrived and, from the
   /// answer's metrics, how long it waited (on the stub's clock). Redacted by `redaction` merged
-  /// with each request's own (the client's `Configuration.redaction`), as cassettes are: nothing
-  /// secret reaches the archive, or the file ``HAR/write(to:redaction:)`` writes. A request
+  /// with each request's own (the client's `Configuration.redaction`), as cassettes are, a secret
+  /// any request carried hidden in every entry: nothing secret reaches the archive, or the file ``HAR/write(to:redaction:)`` writes. A request
   /// still waiting, or answered with an error, has status `0` and a comment that says which; a
   /// streamed answer has its head only.
   /// - Parameter redaction: What is secret, on top of what each request's redaction hides.
   /// - Returns: The archive.
   public func har(redaction: Redaction = .default) -> HAR {
-    HAR(
-      entries: journal.map { exchange in
-        Self.entry(exchange).redacted(with: redaction.merging(exchange.request.redaction))
-      })
+    let entries = journal.map { exchange in
+      (Self.entry(exchange), redaction.merging(exchange.request.redaction))
+    }
+    // A secret one request carried is hidden wherever any entry repeats it.
+    let secrets = HAR.ordered(entries.flatMap { $0.0.secretValues(with: $0.1) })
+    return HAR(entries: entries.map { $0.0.redacted(with: $0.1, scrubbing: secrets) })
   }
 
   private static func entry(_ exchange: StubExchange) -> HAR.Entry {

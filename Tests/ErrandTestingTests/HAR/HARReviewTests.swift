@@ -53,11 +53,9 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     ])
     let text = try reviewWritten(har)
     #expect(text.contains("https://api.example.com/v1/me?access_token=%3Credacted%3E"))
-    withKnownIssue("defect: request headers other than the credential headers are never scrubbed") {
-      #expect(!text.contains("at-5e4d3c2b1a"), "written: \(text)")
-      for form in printedForms(of: har.log.entries[0].request) {
-        #expect(!form.contains("at-5e4d3c2b1a"), "printed: \(form)")
-      }
+    #expect(!text.contains("at-5e4d3c2b1a"), "written: \(text)")
+    for form in printedForms(of: har.log.entries[0].request) {
+      #expect(!form.contains("at-5e4d3c2b1a"), "printed: \(form)")
     }
   }
 
@@ -74,11 +72,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     ])
     let text = try reviewWritten(har)
     #expect(text.contains(#""name": "Authorization","#))
-    withKnownIssue(
-      "defect: secrets are scrubbed only from the response of the entry that carried them"
-    ) {
-      #expect(!text.contains("at-77c1d2e3f4"), "written: \(text)")
-    }
+    #expect(!text.contains("at-77c1d2e3f4"), "written: \(text)")
   }
 
   /// A stub's journal: the session a `Set-Cookie` sets is hidden in the header, not where the
@@ -97,9 +91,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     let har = await stub.har()
     let text = try reviewWritten(har)
     #expect(text.contains(#""name": "Set-Cookie","#))
-    withKnownIssue("defect: a Set-Cookie value is not a secret to scrub from the body") {
-      #expect(!text.contains("sid-0a9b8c7d6e"), "written: \(text)")
-    }
+    #expect(!text.contains("sid-0a9b8c7d6e"), "written: \(text)")
   }
 
   /// Charles writes a form as `params` only. The password's param is hidden; the response that
@@ -125,9 +117,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     let cassette = try String(contentsOf: file, encoding: .utf8)
     #expect(!cassette.contains("pw-31c4d5e6f7"))
     let text = try reviewWritten(har)
-    withKnownIssue("defect: secretValues reads postData.text only, never params") {
-      #expect(!text.contains("pw-31c4d5e6f7"), "written: \(text)")
-    }
+    #expect(!text.contains("pw-31c4d5e6f7"), "written: \(text)")
   }
 
   /// A form body whose type only `postData.mimeType` gives (no `Content-Type` header listed):
@@ -191,9 +181,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     ])
     let text = try reviewWritten(har)
     #expect(text.contains(#""value": "<redacted>""#))  // the param
-    withKnownIssue("defect: a multipart body is never redacted") {
-      #expect(!text.contains("pw-8e7f6a5b4c"), "written: \(text)")
-    }
+    #expect(!text.contains("pw-8e7f6a5b4c"), "written: \(text)")
   }
 
   /// The URL hides `access%5Ftoken` (its name decoded); the queryString array, compared
@@ -206,9 +194,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     ])
     let text = try reviewWritten(har)
     #expect(text.contains("access%5Ftoken=%3Credacted%3E"))
-    withKnownIssue("defect: queryString names are compared without percent-decoding") {
-      #expect(!text.contains("at-2b3c4d5e6f"), "written: \(text)")
-    }
+    #expect(!text.contains("at-2b3c4d5e6f"), "written: \(text)")
   }
 
   /// A body whose `encoding` says base64 but that does not decode is written as it came,
@@ -288,9 +274,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
         comment: "retried after https://api.example.com/v1/me?access_token=at-4d3c2b1a0f")
     ])
     let text = try reviewWritten(har)
-    withKnownIssue("defect: comments are not redacted (page titles are)") {
-      #expect(!text.contains("at-4d3c2b1a0f"), "written: \(text)")
-    }
+    #expect(!text.contains("at-4d3c2b1a0f"), "written: \(text)")
   }
 
   /// A HAR stub route that a request misses reports what the request sent instead, hiding only
@@ -618,10 +602,6 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     // Measured here: 5,000 repeats 0.018 s, 20,000 0.16 s, 80,000 2.7 s (best of three).
     let small = seconds(20_000)
     let large = seconds(80_000)
-    withKnownIssue(
-      "defect: Redaction.scrub shifts the rest of the body at every match", isIntermittent: true
-    ) {
-      #expect(large / small < 8, "20,000 repeats: \(small) s, 80,000: \(large) s")
-    }
+    #expect(large / small < 8, "20,000 repeats: \(small) s, 80,000: \(large) s")
   }
 }

@@ -61,7 +61,8 @@ extension HAR.Entry {
     guard !method.isEmpty, method.utf8.allSatisfy(Self.isTokenByte) else {
       throw .field(
         index, "request.method",
-        "\(Self.quoted(method)) is not an HTTP method (a space, CR or LF could smuggle a request)")
+        "\(Self.quotedName(method)) is not an HTTP method (a space, CR or LF could smuggle a "
+          + "request)")
     }
     guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),
       scheme == "http" || scheme == "https", url.host?.isEmpty == false
@@ -170,7 +171,7 @@ extension HAR.Entry {
       guard !header.name.isEmpty, header.name.utf8.allSatisfy(isTokenByte) else {
         throw .field(
           index, "\(field)[\(position)].name",
-          "\(quoted(header.name)) is not a header name (a token)")
+          "\(quotedName(header.name)) is not a header name (a token)")
       }
       if let bad = header.value.unicodeScalars.first(where: {
         ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F
@@ -195,6 +196,15 @@ extension HAR.Entry {
     default:
       "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
+  }
+
+  /// Text found where a name (a method, a header name) should be, quoted only up to its first
+  /// colon, space or `?` (at most 40 characters, then `…`): a tool that wrote a whole header
+  /// line or request line there put a credential or a URL's token after it.
+  private static func quotedName(_ text: String) -> String {
+    let shown = text.prefix { $0 != ":" && $0 != " " && $0 != "?" }.prefix(40)
+    let quoted = String(reflecting: String(shown))
+    return shown.count < text.count ? "\(quoted.dropLast())…\"" : quoted
   }
 
   /// Text quoted for a message, control characters escaped and cut to a readable length.

@@ -161,18 +161,20 @@ extension HAR.Entry {
   }
 
   /// A body redacted by `redaction` and scrubbed of `secrets`, in the form it was written in
-  /// (text or base64), with its new length; `nil` when nothing changed or the base64 does not
-  /// decode.
+  /// (text or base64; base64 that does not decode is redacted as text), with its new length;
+  /// `nil` when nothing changed.
   static func redact(
     body text: String, encoding: String?, type: String, with redaction: Redaction,
     scrubbing secrets: [String]
   ) -> (text: String, count: Int)? {
-    guard let bytes = HAR.bytes(of: text, encoding: encoding) else { return nil }
+    // Base64 that does not decode is redacted as the text it is, never written as it came.
+    let decoded = HAR.bytes(of: text, encoding: encoding)
+    let bytes = decoded ?? Data(text.utf8)
     let redacted = Redaction.scrub(
       secrets, from: redaction.redact(body: bytes, contentType: type.isEmpty ? nil : type))
     guard redacted != bytes else { return nil }
     let written =
-      encoding?.lowercased() == "base64"
+      encoding?.lowercased() == "base64" && decoded != nil
       ? redacted.base64EncodedString() : String(decoding: redacted, as: UTF8.self)
     return (written, redacted.count)
   }
@@ -242,7 +244,7 @@ extension HAR.Request {
     let target = URL(string: url) ?? URL(fileURLWithPath: "/")
     let fields = HTTPHeaders(headers.map { HTTPHeaders.Field(name: $0.name, value: $0.value) })
     let text = postData.flatMap { data in
-      data.text.flatMap { HAR.bytes(of: $0, encoding: data.encoding) }
+      data.text.map { HAR.bytes(of: $0, encoding: data.encoding) ?? Data($0.utf8) }
     }
     var values = redaction.secretValues(
       in: HTTPRequest(

@@ -77,10 +77,26 @@ extension HAR.Entry {
         index, "response.status", "\(response.status) is not an HTTP status (100 to 999)")
     }
     let requestBody = try requestBody(at: index, limits: limits)
+    var requestHeaders = try Self.headers(
+      request.headers, at: index, field: "request.headers", droppingFraming: true)
+    // What the HAR gives elsewhere: the body's type in `postData.mimeType`, the cookies in
+    // `cookies` (tools list them there, and not always as a header).
+    if !requestBody.isEmpty, !requestHeaders.contains("Content-Type"),
+      let type = request.postData?.mimeType, !type.isEmpty,
+      !type.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    {
+      requestHeaders["Content-Type"] = type
+    }
+    let cookies = request.cookies.filter { cookie in
+      !"\(cookie.name)\(cookie.value)".unicodeScalars.contains {
+        $0.value < 0x20 || $0.value == 0x7F || $0 == ";"
+      }
+    }
+    if !cookies.isEmpty, !requestHeaders.contains("Cookie") {
+      requestHeaders["Cookie"] = cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
     let replayed = HTTPRequest(
-      method: HTTPMethod(rawValue: method), url: url,
-      headers: try Self.headers(
-        request.headers, at: index, field: "request.headers", droppingFraming: true),
+      method: HTTPMethod(rawValue: method), url: url, headers: requestHeaders,
       body: requestBody.isEmpty ? nil : requestBody)
     if let problem = replayed.validationProblem {
       throw .field(index, "request", problem)

@@ -6,8 +6,8 @@ import Testing
 
 // An outside, hostile review of the HAR support: secrets that reach a file or a message, one
 // caller's recorded data served to another, odd input, files, growth, and HAR 1.2 itself.
-// A probe that found a defect is kept inside `withKnownIssue("defect: …")`, its assertion the
-// behaviour the documentation promises; a probe that holds is a plain test.
+// Each probe asserts the behaviour the documentation promises; those that found a defect were
+// kept inside `withKnownIssue("defect: …")` until it was fixed (see the git history).
 
 /// An entry built in code, with the parts a probe changes.
 private func reviewEntry(
@@ -43,7 +43,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
   // MARK: Secrets in what is written or printed
 
   /// Chrome lists HTTP/2 pseudo-headers on every request; `:path` holds the query. Proxies add
-  /// `X-Original-URL`. The URL's token is hidden, the same token in these headers is not.
+  /// `X-Original-URL`. The URL's token is hidden there too (was not).
   @Test(arguments: [":path", "X-Original-URL"])
   func aTokenInAHeaderThatRepeatsTheURLIsHidden(_ name: String) throws {
     let har = HAR(entries: [
@@ -60,7 +60,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
   }
 
   /// A login response hands out a token (under a key the redaction does not name); the next
-  /// entry sends it as `Authorization`, which is hidden there, but the login body keeps it.
+  /// entry sends it as `Authorization`: hidden there and in the login body (was kept there).
   @Test func aTokenCarriedByOneEntryIsHiddenInTheOthers() throws {
     let har = HAR(entries: [
       reviewEntry(
@@ -75,8 +75,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(!text.contains("at-77c1d2e3f4"), "written: \(text)")
   }
 
-  /// A stub's journal: the session a `Set-Cookie` sets is hidden in the header, not where the
-  /// same response's body repeats it.
+  /// A stub's journal: the session a `Set-Cookie` sets is hidden in the header and where the
+  /// same response's body repeats it (was not).
   @Test func aSessionSetByACookieIsHiddenWhereTheBodyRepeatsIt() async throws {
     let stub = StubTransport()
     await stub.on(
@@ -94,8 +94,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(!text.contains("sid-0a9b8c7d6e"), "written: \(text)")
   }
 
-  /// Charles writes a form as `params` only. The password's param is hidden; the response that
-  /// repeats it is not, though `writeCassette` (which rebuilds the form) hides it.
+  /// Charles writes a form as `params` only. The password's param is hidden, and so is the
+  /// response that repeats it (was not), as `writeCassette` (which rebuilds the form) hides it.
   @Test func aPasswordPostedAsParamsIsHiddenWhereTheResponseRepeatsIt() throws {
     let har = HAR(entries: [
       reviewEntry(
@@ -121,7 +121,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
   }
 
   /// A form body whose type only `postData.mimeType` gives (no `Content-Type` header listed):
-  /// `encoded()` hides the password, `writeCassette` keeps it in the recorded request.
+  /// `encoded()` and `writeCassette` hide the password (the cassette kept it).
   @Test func aFormPasswordIsHiddenInACassetteWhenOnlyPostDataGivesTheType() throws {
     let har = HAR(entries: [
       reviewEntry(
@@ -140,7 +140,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
   }
 
   /// A cookie listed in `request.cookies` without a `Cookie` header: `encoded()` hides it where
-  /// the response repeats it, `writeCassette` does not.
+  /// the response repeats it, and so does `writeCassette` (did not).
   @Test func aCookieListedOnlyInTheCookiesArrayIsHiddenInACassette() throws {
     let har = HAR(entries: [
       reviewEntry(
@@ -157,8 +157,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(!cassette.contains("sid-5a4b3c2d1e"), "cassette: \(cassette)")
   }
 
-  /// Chrome writes a multipart form as its text and as params; the params hide the password,
-  /// the text keeps it.
+  /// Chrome writes a multipart form as its text and as params; the password is hidden in both
+  /// (the text kept it).
   @Test func aPasswordInAMultipartBodyIsHidden() throws {
     let body =
       "--XyZ\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nrex\r\n"
@@ -178,8 +178,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(!text.contains("pw-8e7f6a5b4c"), "written: \(text)")
   }
 
-  /// The URL hides `access%5Ftoken` (its name decoded); the queryString array, compared
-  /// undecoded, does not.
+  /// The URL hides `access%5Ftoken` (its name decoded), and so does the queryString array (it
+  /// compared names undecoded).
   @Test func aQueryParameterWithAnEncodedNameIsHiddenInTheQueryString() throws {
     let har = HAR(entries: [
       reviewEntry(
@@ -191,8 +191,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(!text.contains("at-2b3c4d5e6f"), "written: \(text)")
   }
 
-  /// A body whose `encoding` says base64 but that does not decode is written as it came,
-  /// unredacted; the same body without the encoding is redacted.
+  /// A body whose `encoding` says base64 but that does not decode is redacted as text, as the
+  /// same body without the encoding is (was written as it came).
   @Test func aBodyThatDoesNotDecodeAsItsEncodingSaysIsNotWrittenAsItCame() throws {
     let body = #"{"access_token":"at-6c5d4e3f2a","token_type":"Bearer"}"#
     let plain = HAR(entries: [
@@ -211,7 +211,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
   }
 
   /// A HAR from a browser is not redacted; replayed as a cassette, the error for an unmatched
-  /// request and the unplayed list print its recorded URLs whole.
+  /// request and the unplayed list hide its recorded URLs' secrets (printed them whole).
   @Test func aReplayedHARsErrorsHideTheRecordedURLsSecrets() async throws {
     let har = HAR(entries: [
       reviewEntry("GET", "https://api.example.com/v1/me?access_token=at-0f1e2d3c4b", text: "{}")
@@ -252,7 +252,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(!methodError.description.contains("at-8b9c0d1e2f"), "\(methodError)")
   }
 
-  /// Comments are written as they are: a URL with a token in one keeps it.
+  /// A URL written in a comment has its token hidden (comments were written as they were).
   @Test func aTokenInACommentsURLIsHidden() throws {
     let har = HAR(entries: [
       reviewEntry(
@@ -263,9 +263,9 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(!text.contains("at-4d3c2b1a0f"), "written: \(text)")
   }
 
-  /// A HAR stub route that a request misses reports what the request sent instead, hiding only
-  /// what `Redaction.default` hides: the request's own redaction (the client's) is ignored,
-  /// where every other matcher's report honours it.
+  /// A HAR stub route that a request misses reports what the request sent instead, hiding what
+  /// the request's own redaction (the client's) hides, as every other matcher's report does
+  /// (hid only what `Redaction.default` hides).
   @Test func aMissedRouteReportHidesWhatTheRequestsRedactionNames() async throws {
     let stub = StubTransport()
     try await stub.on(
@@ -336,8 +336,9 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     ),
   ])
 
-  /// Stub routes from a HAR match method, path and query, never the host: two hosts' `/v1/me`
-  /// become one route, and any host gets their answers.
+  /// Stub routes from a HAR match the scheme, host and port too: two hosts' `/v1/me` are two
+  /// routes, another host gets no answer, and the answer carries the request's URL (one route
+  /// answered any host, with the recorded URL).
   @Test func stubRoutesNeverAnswerOneHostWithAnothersEntry() async throws {
     let stub = StubTransport()
     try await stub.on(har: Self.twoUsers)
@@ -351,7 +352,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(stranger == nil, "evil.example.net got \(reviewBody(stranger) ?? "nothing")")
   }
 
-  /// The same through a cassette: the second request to one host plays the other host's entry.
+  /// The same through a cassette: the second request to one host never plays the other host's
+  /// entry (`Matching.har` compares the host).
   @Test func aCassetteNeverAnswersOneHostWithAnothersEntry() async throws {
     let cassette = try CassetteTransport(har: Self.twoUsers)
     let first = try await cassette.send(HTTPRequest(url: url("https://alice.example.com/v1/me")))
@@ -371,8 +373,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
       mimeType: "application/json", text: #"{"user":"bob"}"#),
   ])
 
-  /// Bob's request, sent first, gets the answer recorded for Alice's token: stub routes have no
-  /// way to match on headers.
+  /// Bob's request, sent first, gets the answer recorded for Bob's token, not Alice's: entries
+  /// that disagree on a credential are routes of their own.
   @Test func stubRoutesNeverAnswerOneUsersTokenWithAnothersEntry() async throws {
     let stub = StubTransport()
     try await stub.on(har: Self.twoTokens)
@@ -400,8 +402,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     }
   }
 
-  /// Two logins that differ only in their body become one route: Bob's login, sent first, gets
-  /// Alice's session.
+  /// Two logins that differ only in their body are two routes: Bob's login, sent first, gets
+  /// Bob's session, not Alice's.
   @Test func stubRoutesNeverAnswerOneBodyWithAnothersEntry() async throws {
     func login(_ user: String) -> HAR.Entry {
       reviewEntry(
@@ -448,7 +450,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(har.log.entries[0].response.status == 200)
   }
 
-  /// A number where HAR has a string (a header value) goes through a `Double`: digits are lost.
+  /// A number where HAR has a string (a header value) keeps its digits (went through a
+  /// `Double`).
   @Test func aNumberReadAsTextKeepsItsDigits() throws {
     let har = try HAR(
       data: harDocument(entries: [
@@ -461,7 +464,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(values == ["12345678901234567890", "1.10"], "read: \(values)")
   }
 
-  /// February 31st is not a date; it is read as March 3rd.
+  /// February 31st is not a date, and is refused (was read as March 3rd).
   @Test func aDayPastTheEndOfItsMonthIsRefused() throws {
     let entry = harEntry().replacingOccurrences(
       of: "2024-01-02T03:04:05.678Z", with: "2023-02-31T00:00:00Z")
@@ -473,7 +476,7 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
     #expect(har == nil, "read, and written as 2023-03-03: \(writtenAsMarch3 ?? false)")
   }
 
-  /// Errand writes HAR 1.2; an archive read as 1.1 is written claiming 1.1.
+  /// Errand writes HAR 1.2; an archive read as 1.1 is written saying 1.2 (said 1.1).
   @Test func whatIsWrittenSaysVersion12() throws {
     let document = Data(
       #"{"log":{"version":"1.1","creator":{"name":"old","version":"1"},"entries":[]}}"#.utf8)
@@ -540,7 +543,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
 
   // MARK: Growth
 
-  /// One unmatched request against a cassette of a large HAR: the error lists every entry.
+  /// One unmatched request against a cassette of a large HAR: the error lists 20 entries and
+  /// counts the rest (listed every one).
   @Test(.ownThread) func anUnmatchedRequestsErrorStaysShortForALargeHAR() async throws {
     let count = 5_000
     let har = HAR(
@@ -556,8 +560,8 @@ private func reviewBody(_ response: HTTPResponse?) -> String? {
   }
 
   /// Scrubbing a secret a body repeats n times: 4n repeats should take about 4 times as long,
-  /// not 16 (a 1 MB body that repeats a token 80,000 times takes seconds to export). Timed, so
-  /// marked intermittent: a loaded machine may blur the ratio.
+  /// not 16 (a 1 MB body that repeated a token 80,000 times took seconds to export). Timed: a
+  /// loaded machine may blur the ratio, which the bound of 8 leaves room for.
   @Test(.ownThread) func scrubbingARepeatedSecretGrowsLinearly() async throws {
     func seconds(_ repeats: Int) -> Double {
       let har = HAR(entries: [

@@ -95,16 +95,52 @@ extension Redaction {
   /// - Returns: The scrubbed bytes.
   package static func scrub(_ values: [String], from data: Data) -> Data {
     var scrubbed = data
-    let marker = Data(HTTPHeaders.redactedValue.utf8)
-    for value in values {
-      let needle = Data(value.utf8)
-      var searchStart = scrubbed.startIndex
-      while let found = scrubbed.range(of: needle, in: searchStart..<scrubbed.endIndex) {
-        scrubbed.replaceSubrange(found, with: marker)
-        searchStart = found.lowerBound + marker.count
+    for value in values where !value.isEmpty {
+      if let replaced = replacing(Array(value.utf8), in: scrubbed) {
+        scrubbed = replaced
       }
     }
     return scrubbed
+  }
+
+  /// `data` with every occurrence of `needle` replaced by `<redacted>`, built in one pass
+  /// (replacing in place would shift the rest at every match), or `nil` when it holds none.
+  private static func replacing(_ needle: [UInt8], in data: Data) -> Data? {
+    let marker = Array(HTTPHeaders.redactedValue.utf8)
+    return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Data? in
+      let count = bytes.count
+      let length = needle.count
+      guard count >= length else { return nil }
+      var output: [UInt8] = []
+      var copied = 0
+      var index = 0
+      let first = needle[0]
+      while index <= count - length {
+        guard bytes[index] == first else {
+          index += 1
+          continue
+        }
+        var same = true
+        for offset in 1..<length where bytes[index + offset] != needle[offset] {
+          same = false
+          break
+        }
+        guard same else {
+          index += 1
+          continue
+        }
+        if output.isEmpty {
+          output.reserveCapacity(count)
+        }
+        output.append(contentsOf: bytes[copied..<index])
+        output.append(contentsOf: marker)
+        index += length
+        copied = index
+      }
+      guard copied > 0 else { return nil }
+      output.append(contentsOf: bytes[copied..<count])
+      return Data(output)
+    }
   }
 
   private func collect(from json: JSONValue, into values: inout Set<String>) {

@@ -91,7 +91,13 @@ private struct Parser {
       let key = try string()
       skipWhitespace()
       guard current == UInt8(ascii: ":") else {
-        throw error("expected ':' after the key \"\(key)\"")
+        // The key only up to a colon, space or `?`: text where a key should be may be a
+        // value that a broken document let slip (`"Bearer tok…"`), and messages quote no value.
+        let shown = key.prefix { $0 != ":" && $0 != " " && $0 != "?" }.prefix(40)
+        let cut = shown.count < key.count ? "…" : ""
+        throw error(
+          "expected ':' after the key \"\(String(reflecting: String(shown)).dropFirst().dropLast())\(cut)\""
+        )
       }
       index += 1
       skipWhitespace()

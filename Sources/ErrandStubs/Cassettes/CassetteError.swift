@@ -11,7 +11,8 @@ public enum CassetteError: Error, Equatable, CustomStringConvertible, LocalizedE
   case unsupportedVersion(path: String, found: Int, supported: Int)
   /// The file is JSON but not a cassette.
   case malformed(path: String, reason: String)
-  /// No recorded exchange matches the request (or every match has been played).
+  /// No recorded exchange matches the request (or every match has been played); `recorded`
+  /// lists every exchange, its URL's secrets hidden, and the description the first 20.
   case noMatch(request: String, path: String, recorded: [String])
   /// The mode needs to record, but the cassette transport has no upstream transport.
   case noUpstream(path: String)
@@ -33,13 +34,21 @@ public enum CassetteError: Error, Equatable, CustomStringConvertible, LocalizedE
       let list =
         recorded.isEmpty
         ? " It holds no exchanges."
-        : " It holds:\n" + recorded.map { "  \($0)" }.joined(separator: "\n")
+        : " It holds:\n" + Self.capped(recorded).map { "  \($0)" }.joined(separator: "\n")
       return "No unplayed exchange in the cassette at \(path) matches \(request).\(list)"
     case .noUpstream(let path):
       return "The cassette at \(path) needs to record, but no upstream transport was given."
     case .unwritable(let path, let reason):
       return "The cassette at \(path) could not be written: \(reason)."
     }
+  }
+
+  /// The first 20 of `lines`, then how many more there are: a HAR of thousands of entries
+  /// keeps a message readable.
+  static func capped(_ lines: [String]) -> [String] {
+    let shown = 20
+    guard lines.count > shown else { return lines }
+    return Array(lines.prefix(shown)) + ["… and \(lines.count - shown) more"]
   }
 
   /// The same text as ``description``.

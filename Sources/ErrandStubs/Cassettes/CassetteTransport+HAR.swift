@@ -4,6 +4,8 @@ import Foundation
 extension CassetteTransport {
   /// A cassette transport that replays a HAR (captured in browser developer tools, Charles,
   /// Proxyman or exported by Errand) with the cassette's matching rules, and records nothing.
+  /// Unlike a cassette's, the default matching (``Matching/har``) compares the host and the
+  /// credential headers too: a HAR spans hosts and callers.
   ///
   /// ```swift
   /// let har = try HAR(data: try Fixtures.nearest().data("har/checkout.har"))
@@ -17,7 +19,8 @@ extension CassetteTransport {
   /// matters only for `.headers` matching.
   /// - Parameters:
   ///   - har: The archive.
-  ///   - matching: What a request must share with a recorded one.
+  ///   - matching: What a request must share with a recorded one: by default (``Matching/har``)
+  ///     the method, the scheme, host and port, the path, the query and the credential headers.
   ///   - allowsRepeats: Whether an entry may answer more than once.
   ///   - limits: How large a body to replay.
   ///   - fileID: Where the transport is created, for ``verifyAllPlayed()``.
@@ -28,7 +31,7 @@ extension CassetteTransport {
   ///   does not parse, a header with CR or LF, a status out of range, invalid base64, a body
   ///   over the limit).
   public init(
-    har: HAR, matching: Matching = .default, allowsRepeats: Bool = false,
+    har: HAR, matching: Matching = .har, allowsRepeats: Bool = false,
     limits: HAR.Limits = .default, fileID: String = #fileID, filePath: String = #filePath,
     line: Int = #line, column: Int = #column
   ) throws(HARError) {
@@ -44,7 +47,8 @@ extension CassetteTransport {
   /// does; errors name the file.
   /// - Parameters:
   ///   - url: The HAR file.
-  ///   - matching: What a request must share with a recorded one.
+  ///   - matching: What a request must share with a recorded one: by default (``Matching/har``)
+  ///     the method, the scheme, host and port, the path, the query and the credential headers.
   ///   - allowsRepeats: Whether an entry may answer more than once.
   ///   - limits: How large a document and a body to read.
   ///   - fileID: Where the transport is created, for ``verifyAllPlayed()``.
@@ -53,7 +57,7 @@ extension CassetteTransport {
   ///   - column: Where the transport is created.
   /// - Throws: ``HARError`` for a file that cannot be read, is not a HAR or cannot be replayed.
   public init(
-    harAt url: URL, matching: Matching = .default, allowsRepeats: Bool = false,
+    harAt url: URL, matching: Matching = .har, allowsRepeats: Bool = false,
     limits: HAR.Limits = .default, fileID: String = #fileID, filePath: String = #filePath,
     line: Int = #line, column: Int = #column
   ) throws(HARError) {

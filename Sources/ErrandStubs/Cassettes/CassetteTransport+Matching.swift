@@ -26,6 +26,16 @@ extension CassetteTransport {
     public static let body = Matching(rawValue: 1 << 4)
     /// Method, path and query.
     public static let `default`: Matching = [.method, .path, .query]
+    /// The scheme, host and port (a URL that names no port has its scheme's).
+    public static let host = Matching(rawValue: 1 << 5)
+    /// The recorded credential headers (those `Redaction.default` hides: `Authorization`,
+    /// `Cookie`, `X-API-Key`, …): a request that carries one must carry the recorded value (any
+    /// value, when the recorded one is `<redacted>`), so that one caller's answer never answers
+    /// another's. A request without it is not refused.
+    public static let credentials = Matching(rawValue: 1 << 6)
+    /// What a HAR replays with unless told otherwise: method, scheme, host and port, path, query
+    /// and credentials. A HAR spans hosts and callers, where a cassette records one client.
+    public static let har: Matching = [.method, .host, .path, .query, .credentials]
   }
 }
 
@@ -33,6 +43,14 @@ extension CassetteTransport.Matching {
   /// Whether a recorded request answers a live one.
   func matches(recorded: HTTPRequest, _ request: HTTPRequest) -> Bool {
     if contains(.method) && recorded.method != request.method {
+      return false
+    }
+    if contains(.host)
+      && StubTransport.origin(of: recorded.url) != StubTransport.origin(of: request.url)
+    {
+      return false
+    }
+    if contains(.credentials) && !credentialsMatch(recorded, request) {
       return false
     }
     let recordedParts = URLComponents(url: recorded.url, resolvingAgainstBaseURL: true)
@@ -85,6 +103,15 @@ extension CassetteTransport.Matching {
         return live.contains(field.name)
       }
       return live.values(for: field.name).contains(field.value)
+    }
+  }
+
+  /// Every recorded credential header the live request also carries has the recorded value
+  /// there (any value when the recorded one is `<redacted>`).
+  private func credentialsMatch(_ recorded: HTTPRequest, _ live: HTTPRequest) -> Bool {
+    StubTransport.credentials(of: recorded).allSatisfy { name, value in
+      let values = live.headers.values(for: name)
+      return values.isEmpty || value == HTTPHeaders.redactedValue || values.contains(value)
     }
   }
 

@@ -164,7 +164,7 @@ public actor CassetteTransport: Transport {
       throw CassetteError.noMatch(
         request: request.description, path: url.path,
         recorded: cassette.exchanges.enumerated().map { index, exchange in
-          "\(exchange.request.method) \(exchange.request.url.absoluteString)\(played[index] ? " (played)" : "")"
+          "\(Self.shown(exchange.request))\(played[index] ? " (played)" : "")"
         })
     }
     return nil
@@ -173,9 +173,14 @@ public actor CassetteTransport: Transport {
   /// The recorded exchanges that no request has played, as `METHOD URL`.
   public var unplayedExchanges: [String] {
     guard let cassette else { return [] }
-    return zip(cassette.exchanges, played).filter { !$0.1 }.map {
-      "\($0.0.request.method) \($0.0.request.url.absoluteString)"
-    }
+    return zip(cassette.exchanges, played).filter { !$0.1 }.map { Self.shown($0.0.request) }
+  }
+
+  /// A recorded request as lists print it: its method and its URL, the secrets that
+  /// `Redaction.default` and its own redaction hide hidden (a HAR replayed as it came holds
+  /// them).
+  private static func shown(_ request: HTTPRequest) -> String {
+    "\(request.method) \(request.reportRedaction.redact(request.url))"
   }
 
   /// Report recorded exchanges that were never played, as a Swift Testing issue at the line that
@@ -187,7 +192,7 @@ public actor CassetteTransport: Transport {
     if !unplayed.isEmpty {
       location.recordIssue(
         "Cassette \(url.lastPathComponent) has unplayed exchanges:\n"
-          + unplayed.joined(separator: "\n"))
+          + CassetteError.capped(unplayed).joined(separator: "\n"))
     }
     return unplayed
   }

@@ -1,3 +1,4 @@
+import Errand
 import Foundation
 
 /// The lenient reading every HAR type shares: tools differ in what they leave out, in how they
@@ -13,9 +14,8 @@ extension KeyedDecodingContainer {
   /// missing or `null`.
   func text(_ key: Key) throws -> String? {
     guard contains(key), try !decodeNil(forKey: key) else { return nil }
-    if let number = try? decode(Double.self, forKey: key), number.isFinite {
-      return number == number.rounded() && abs(number) < 1e15
-        ? String(Int64(number)) : String(number)
+    if let number = try? decode(NumberText.self, forKey: key) {
+      return number.text
     }
     return try decode(String.self, forKey: key)
   }
@@ -61,4 +61,24 @@ extension HAR {
   /// The date a HAR gets when a tool leaves it out, and what cassettes, which keep no dates,
   /// export: 1970-01-01T00:00:00.000Z.
   static let unknownDate = Date(timeIntervalSince1970: 0)
+}
+
+/// A number read where HAR has text: its digits as written when ``JSONValueDecoder`` reads it
+/// (`12345678901234567890`, `1.10`), else as near as a `Double` gives them.
+private struct NumberText: Decodable {
+  let text: String
+
+  init(from decoder: any Decoder) throws {
+    if let json = decoder as? JSONValueDecoder, case .number(let raw) = json.value {
+      text = raw
+      return
+    }
+    let number = try decoder.singleValueContainer().decode(Double.self)
+    guard number.isFinite else {
+      throw DecodingError.dataCorrupted(
+        DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "not finite"))
+    }
+    text =
+      number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+  }
 }

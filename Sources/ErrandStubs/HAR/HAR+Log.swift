@@ -4,7 +4,7 @@ import Foundation
 extension HAR {
   /// The root of an archive: its version, who wrote it and the entries.
   public struct Log: Sendable, Hashable, Codable {
-    /// The format's version; `1.2` when written by Errand.
+    /// The format's version as read; Errand always writes `1.2`, the version it writes.
     public var version: String
     /// The application that wrote the archive.
     public var creator: Creator
@@ -60,7 +60,8 @@ extension HAR {
     /// - Throws: The encoder's errors.
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(version, forKey: .version)
+      // Errand writes HAR 1.2, whatever version the archive was read as.
+      try container.encode("1.2", forKey: .version)
       try container.encode(creator, forKey: .creator)
       try container.encodeIfPresent(browser, forKey: .browser)
       try container.encodeIfPresent(pages, forKey: .pages)

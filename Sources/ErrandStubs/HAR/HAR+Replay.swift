@@ -61,7 +61,8 @@ extension HAR.Entry {
     guard !method.isEmpty, method.utf8.allSatisfy(Self.isTokenByte) else {
       throw .field(
         index, "request.method",
-        "\(Self.quoted(method)) is not an HTTP method (a space, CR or LF could smuggle a request)")
+        "\(Self.quotedName(method)) is not an HTTP method (a space, CR or LF could smuggle a "
+          + "request)")
     }
     guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),
       scheme == "http" || scheme == "https", url.host?.isEmpty == false
@@ -76,10 +77,26 @@ extension HAR.Entry {
         index, "response.status", "\(response.status) is not an HTTP status (100 to 999)")
     }
     let requestBody = try requestBody(at: index, limits: limits)
+    var requestHeaders = try Self.headers(
+      request.headers, at: index, field: "request.headers", droppingFraming: true)
+    // What the HAR gives elsewhere: the body's type in `postData.mimeType`, the cookies in
+    // `cookies` (tools list them there, and not always as a header).
+    if !requestBody.isEmpty, !requestHeaders.contains("Content-Type"),
+      let type = request.postData?.mimeType, !type.isEmpty,
+      !type.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    {
+      requestHeaders["Content-Type"] = type
+    }
+    let cookies = request.cookies.filter { cookie in
+      !"\(cookie.name)\(cookie.value)".unicodeScalars.contains {
+        $0.value < 0x20 || $0.value == 0x7F || $0 == ";"
+      }
+    }
+    if !cookies.isEmpty, !requestHeaders.contains("Cookie") {
+      requestHeaders["Cookie"] = cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
     let replayed = HTTPRequest(
-      method: HTTPMethod(rawValue: method), url: url,
-      headers: try Self.headers(
-        request.headers, at: index, field: "request.headers", droppingFraming: true),
+      method: HTTPMethod(rawValue: method), url: url, headers: requestHeaders,
       body: requestBody.isEmpty ? nil : requestBody)
     if let problem = replayed.validationProblem {
       throw .field(index, "request", problem)
@@ -170,7 +187,7 @@ extension HAR.Entry {
       guard !header.name.isEmpty, header.name.utf8.allSatisfy(isTokenByte) else {
         throw .field(
           index, "\(field)[\(position)].name",
-          "\(quoted(header.name)) is not a header name (a token)")
+          "\(quotedName(header.name)) is not a header name (a token)")
       }
       if let bad = header.value.unicodeScalars.first(where: {
         ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F
@@ -195,6 +212,15 @@ extension HAR.Entry {
     default:
       "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
+  }
+
+  /// Text found where a name (a method, a header name) should be, quoted only up to its first
+  /// colon, space or `?` (at most 40 characters, then `…`): a tool that wrote a whole header
+  /// line or request line there put a credential or a URL's token after it.
+  private static func quotedName(_ text: String) -> String {
+    let shown = text.prefix { $0 != ":" && $0 != " " && $0 != "?" }.prefix(40)
+    let quoted = String(reflecting: String(shown))
+    return shown.count < text.count ? "\(quoted.dropLast())…\"" : quoted
   }
 
   /// Text quoted for a message, control characters escaped and cut to a readable length.

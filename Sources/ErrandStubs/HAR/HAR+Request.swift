@@ -100,14 +100,16 @@ extension HAR {
     /// The method and the URL, its secrets hidden.
     public var description: String { "\(method) \(HAR.redactedURL(url, with: .default))" }
 
-    /// The request's fields, its URL's secrets hidden.
+    /// The request's fields, redacted by `Redaction.default` as ``HAR/redacted(with:)`` does
+    /// (a secret it carries is hidden wherever it repeats it).
     public var customMirror: Mirror {
-      Mirror(
+      let shown = redacted(with: .default, scrubbing: HAR.ordered(secretValues(with: .default)))
+      return Mirror(
         self,
         children: [
-          "method": method, "url": HAR.redactedURL(url, with: .default),
-          "httpVersion": httpVersion, "cookies": cookies, "headers": headers,
-          "queryString": queryString, "postData": postData as Any,
+          "method": method, "url": shown.url,
+          "httpVersion": httpVersion, "cookies": shown.cookies, "headers": shown.headers,
+          "queryString": shown.queryString, "postData": shown.postData as Any,
         ], displayStyle: .struct)
     }
   }

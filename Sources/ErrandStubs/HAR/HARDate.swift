@@ -29,7 +29,8 @@ enum HARDate {
       reader.skip("T") || reader.skip("t") || reader.skip(" "),
       let hour = reader.digits(2), reader.skip(":"), let minute = reader.digits(2),
       reader.skip(":"), let second = reader.digits(2),
-      (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
+      (1...12).contains(month), (1...daysIn(month, of: year)).contains(day),
+      (0...23).contains(hour),
       (0...59).contains(minute), (0...60).contains(second)
     else { return nil }
     var milliseconds: Int64 = 0
@@ -64,6 +65,16 @@ enum HARDate {
   }
 
   // MARK: Calendar arithmetic (proleptic Gregorian, Howard Hinnant's algorithms)
+
+  /// How many days `month` has in `year` (Gregorian: February has 29 in a leap year).
+  private static func daysIn(_ month: Int64, of year: Int64) -> Int64 {
+    switch month {
+    case 2:
+      year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+    case 4, 6, 9, 11: 30
+    default: 31
+    }
+  }
 
   private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
     let shifted = days + 719_468

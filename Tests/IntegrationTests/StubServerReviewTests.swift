@@ -13,8 +13,8 @@ import Testing
 /// An outside review of `LoopbackServer(serving:…)`, its Unix-socket variant and
 /// `StubServerEnvironment`: probes for secrets sent back to the other process, one caller's data
 /// served to another, framing that disagrees with RFC 9112, files the server does not own, and
-/// resources left behind. A probe that finds a defect is kept inside `withKnownIssue`, so the suite
-/// stays green and the defect stays visible; a probe that holds is a plain test.
+/// resources left behind. Every probe asserts the behaviour it names; those that found a defect
+/// say so in their comment, and asserted the same before the fix.
 @Suite(.timeLimit(.minutes(3))) struct StubServerReviewTests {
   // MARK: Helpers
 
@@ -167,10 +167,10 @@ import Testing
 
   }
 
-  /// A cassette's `noMatch` report lists every recorded exchange as `METHOD URL`, unredacted: a
+  /// A cassette's `noMatch` report lists the recorded exchanges with their secrets hidden: a
   /// token in a recorded URL (a hand-written cassette, or one recorded with a narrower redaction)
-  /// goes back to the other process in the `501`, though `token` is one of `Redaction.default`'s
-  /// query parameters; the scrub only knows the current request's secrets.
+  /// never goes back to the other process in the `501`. (Found by the review: the list was
+  /// unredacted, and the scrub only knew the current request's secrets.)
   @Test func aCassettesRecordedSecretIsNotSentBack() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
       "esr-\(UUID().uuidString.prefix(8))")
@@ -193,11 +193,7 @@ import Testing
       "GET /v1/other HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port)
     #expect(answer.hasPrefix("HTTP/1.1 501 "), "\(answer)")
     #expect(answer.contains("matches GET https://api.example.com/v1/other"))
-    withKnownIssue(
-      "defect: CassetteError.noMatch lists recorded URLs unredacted, and SocketFault scrubs only the current request's secrets"
-    ) {
-      #expect(!answer.contains("rec0rded-t0ken-s3cret"), "\(answer)")
-    }
+    #expect(!answer.contains("rec0rded-t0ken-s3cret"), "\(answer)")
   }
 
   /// A credential the request carries (here the bearer token, echoed in a text body) that

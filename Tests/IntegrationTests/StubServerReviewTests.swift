@@ -225,7 +225,7 @@ import Testing
     await stub.on(
       .method(.get) && .path("/v1/echo/{id}"),
       .handler { request, _ in
-        try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
+        for _ in 0..<Int.random(in: 0...40) { await Task.yield() }
         return .status(200, body: Data(request.url.lastPathComponent.utf8))
       })
     let server = try LoopbackServer(serving: stub)

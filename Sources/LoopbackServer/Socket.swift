@@ -65,30 +65,9 @@ enum Socket {
   static func makeUnixListener(path: String, backlog: Int32 = 128) throws -> (
     fd: Int32, file: FileIdentity?
   ) {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    let capacity = MemoryLayout.size(ofValue: address.sun_path)
-    guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else {
-      throw Failure(call: "bind (a socket path of \(bytes.count) bytes)", code: ENAMETOOLONG)
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    #if canImport(Glibc)
-      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    #else
-      let fd = socket(AF_UNIX, Int32(SOCK_STREAM), 0)
-    #endif
-    guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
-    closeOnExec(fd)
-    noSigPipe(fd)
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
+    let address = try unixAddress(path, for: "bind")
+    let fd = try makeUnix()
+    let bound = withUnixAddress(address) { bind(fd, $0, $1) }
     guard bound == 0, listen(fd, backlog) == 0 else {
       let code = errno
       close(fd)
@@ -126,6 +105,48 @@ enum Socket {
     return fd
   }
 
+  /// A new Unix domain stream socket that never raises SIGPIPE.
+  static func makeUnix() throws -> Int32 {
+    #if canImport(Glibc)
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    #else
+      let fd = socket(AF_UNIX, Int32(SOCK_STREAM), 0)
+    #endif
+    guard fd >= 0 else { throw Failure(call: "socket", code: errno) }
+    closeOnExec(fd)
+    noSigPipe(fd)
+    return fd
+  }
+
+  /// The Unix domain address of `path`.
+  /// - Throws: `ENAMETOOLONG`, named for `call`, when `path` is empty, holds a NUL byte or does
+  ///   not fit in the address.
+  static func unixAddress(_ path: String, for call: String) throws -> sockaddr_un {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    let capacity = MemoryLayout.size(ofValue: address.sun_path)
+    guard !bytes.isEmpty, bytes.count < capacity, !bytes.contains(0) else {
+      throw Failure(call: "\(call) (a socket path of \(bytes.count) bytes)", code: ENAMETOOLONG)
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    return address
+  }
+
+  /// `body`'s result, called with `address` and its length.
+  static func withUnixAddress<Result>(
+    _ address: sockaddr_un, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+  ) -> Result {
+    withUnsafePointer(to: address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+  }
+
   /// `body`'s result, called with the address 127.0.0.1:`port` and its length.
   static func withLoopbackAddress<Result>(
     port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
@@ -150,12 +171,6 @@ enum Socket {
     }
     guard result == 0 else { throw Failure(call: "getsockname", code: errno) }
     return UInt16(bigEndian: address.sin_port)
-  }
-
-  /// Wait until `fd` is readable or `milliseconds` pass; `true` when readable (or hung up).
-  static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
-    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    return poll(&descriptor, 1, milliseconds) > 0
   }
 
   /// What ``wait(_:orStop:milliseconds:)`` saw.

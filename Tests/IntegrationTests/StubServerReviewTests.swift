@@ -21,7 +21,16 @@ import Testing
   /// Send `bytes` on a connection that keeps its sending side open and read until the server
   /// closes, on a thread of its own.
   static func exchange(_ bytes: [UInt8], port: UInt16) async throws -> String {
-    let connection = try RawConnection(port: port)
+    await exchange(bytes, on: try RawConnection(port: port))
+  }
+
+  static func exchange(_ text: String, port: UInt16) async throws -> String {
+    try await exchange(Array(text.utf8), port: port)
+  }
+
+  /// Send `bytes` on `connection`, read until the server closes, on a thread of its own, and
+  /// close the connection.
+  static func exchange(_ bytes: [UInt8], on connection: RawConnection) async -> String {
     defer { connection.close() }
     let answer = Locked<[UInt8]>([])
     await onThread {
@@ -30,10 +39,6 @@ import Testing
       answer.withLock { $0 = received }
     }
     return String(decoding: answer.withLock { $0 }, as: UTF8.self)
-  }
-
-  static func exchange(_ text: String, port: UInt16) async throws -> String {
-    try await exchange(Array(text.utf8), port: port)
   }
 
   /// What follows the head of an answer.
@@ -102,37 +107,6 @@ import Testing
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true)
       return directory
-    }
-
-    /// Send `text` to the Unix socket at `path` and read until the server closes; `nil` when
-    /// no connection could be made.
-    static func unixExchange(path: String, _ text: String) -> String? {
-      let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-      guard fd >= 0 else { return nil }
-      defer { close(fd) }
-      var address = sockaddr_un()
-      address.sun_family = sa_family_t(AF_UNIX)
-      let bytes = Array(path.utf8)
-      withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
-      let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-        }
-      }
-      guard connected else { return nil }
-      let request = Array(text.utf8)
-      _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-      var received: [UInt8] = []
-      let deadline = ContinuousClock.now + .seconds(60)
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      while ContinuousClock.now < deadline {
-        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 50) > 0 else { continue }
-        let count = recv(fd, &buffer, buffer.count, 0)
-        if count <= 0 { break }
-        received += buffer[0..<count]
-      }
-      return String(decoding: received, as: UTF8.self)
     }
   #endif
 
@@ -825,12 +799,10 @@ import Testing
       var after = stat()
       #expect(lstat(path, &after) == 0)
       #expect(after.st_ino == before.st_ino)
-      let answer = Locked<String?>(nil)
-      await onThread {
-        let text = Self.unixExchange(path: path, "GET /v1/who HTTP/1.1\r\nHost: x\r\n\r\n")
-        answer.withLock { $0 = text }
-      }
-      #expect(answer.withLock { $0 }?.hasSuffix("\r\n\r\nfirst") == true)
+      let answer = await Self.exchange(
+        Array("GET /v1/who HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
+        on: try RawConnection(unixSocketAt: path))
+      #expect(answer.hasSuffix("\r\n\r\nfirst"), "\(answer)")
     }
 
     /// `stop()` removes the socket file before it returns, so a server started again on the same

@@ -1,4 +1,3 @@
-import Dispatch
 import Errand
 import ErrandTesting
 import Foundation
@@ -720,15 +719,18 @@ import Testing
   /// A transport that answers after its client has left (ignoring cancellation) crashes nothing:
   /// the answer is dropped, no connection is left, and the server serves the next client.
   @Test func anAnswerAfterTheClientLeftIsDropped() async throws {
-    let answered = Locked(0)
-    let server = try LoopbackServer(serving: LateTransport(answered: answered))
+    let late = LateTransport()
+    let server = try LoopbackServer(serving: late)
     defer { server.stop() }
+    defer { late.release.open() }  // first, should a check below end the test early
     let leaver = try RawConnection(port: server.port)
     await onThread { leaver.send(Array("GET /v1/late HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) }
     try #require(await server.waitForRequests(1))
     leaver.close()
     #expect(await server.waitForEarlyDisconnect())
-    #expect(await eventually { answered.withLock { $0 } == 1 })
+    late.release.open()
+    await late.answered.wait()
+    #expect(late.answers.withLock { $0 } == 1)
     #expect(await server.waitForOpenConnections(0))
     let answer = try await Self.exchange(
       "GET /v1/late HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port)
@@ -741,7 +743,9 @@ import Testing
   /// with its length. (The review found it asked with `Exchange(streams: true)`, so its default
   /// `stream(_:)` wrapped the body in a stream that went out chunked.)
   @Test func aWholeAnswerFromAPlainTransportGoesOutWithContentLength() async throws {
-    let server = try LoopbackServer(serving: LateTransport(answered: Locked(0)))
+    let late = LateTransport()
+    late.release.open()
+    let server = try LoopbackServer(serving: late)
     defer { server.stop() }
     let answer = try await Self.exchange(
       "GET /v1/late HTTP/1.1\r\nHost: x\r\n\r\n", port: server.port)
@@ -892,16 +896,46 @@ import Testing
   }
 }
 
-/// A transport that answers a third of a second after it is asked, whether or not its caller is
-/// still there (it ignores cancellation).
+/// A transport that answers once `release` opens, whether or not its caller is still there (it
+/// ignores cancellation), and opens `answered` when it has answered.
 private struct LateTransport: Transport {
-  let answered: Locked<Int>
+  let release = Gate()
+  let answered = Gate()
+  /// How many answers it has given.
+  let answers = Locked(0)
 
   func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { continuation.resume() }
-    }
-    answered.withLock { $0 += 1 }
+    await release.wait()
+    answers.withLock { $0 += 1 }
+    answered.open()
     return HTTPResponse(status: 200, body: Data("late".utf8))
+  }
+}
+
+/// A gate that tasks wait at until it opens, once and for good: a test's event, awaited instead
+/// of a time.
+private final class Gate: Sendable {
+  private let state = Locked<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>])>(
+    (false, []))
+
+  /// Wait until the gate is open (at once when it is); cancellation does not end the wait.
+  func wait() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let isOpen = state.withLock { state -> Bool in
+        if !state.isOpen { state.waiting.append(continuation) }
+        return state.isOpen
+      }
+      if isOpen { continuation.resume() }
+    }
+  }
+
+  /// Open the gate, letting every waiting task go on.
+  func open() {
+    let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      state.isOpen = true
+      defer { state.waiting = [] }
+      return state.waiting
+    }
+    for continuation in waiting { continuation.resume() }
   }
 }

@@ -33,10 +33,8 @@ extension HAR {
     /// - Parameter decoder: The decoder.
     /// - Throws: `DecodingError` when the name is missing or a field has the wrong type.
     public init(from decoder: any Decoder) throws {
-      let container = try decoder.container(keyedBy: CodingKeys.self)
-      name = try container.decode(String.self, forKey: .name)
-      value = try container.text(.value) ?? ""
-      comment = try container.decodeIfPresent(String.self, forKey: .comment)
+      let pair = try HAR.NamedValue(from: decoder)
+      self.init(name: pair.name, value: pair.value, comment: pair.comment)
     }
 
     /// `Name: value`, the value hidden when it is secret.

@@ -61,6 +61,26 @@ extension HAR {
   /// The date a HAR gets when a tool leaves it out, and what cassettes, which keep no dates,
   /// export: 1970-01-01T00:00:00.000Z.
   static let unknownDate = Date(timeIntervalSince1970: 0)
+
+  /// A name, a value and a note, as a header field and a query parameter are written, read
+  /// leniently for both: the name is required, a missing or `null` value reads as empty, and a
+  /// value written as a number reads as its digits.
+  struct NamedValue: Decodable {
+    var name: String
+    var value: String
+    var comment: String?
+
+    private enum CodingKeys: String, CodingKey {
+      case name, value, comment
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      name = try container.decode(String.self, forKey: .name)
+      value = try container.text(.value) ?? ""
+      comment = try container.decodeIfPresent(String.self, forKey: .comment)
+    }
+  }
 }
 
 /// A number read where HAR has text: its digits as written when ``JSONValueDecoder`` reads it

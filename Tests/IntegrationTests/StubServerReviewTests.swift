@@ -899,8 +899,8 @@ import Testing
 /// A transport that answers once `release` opens, whether or not its caller is still there (it
 /// ignores cancellation), and opens `answered` when it has answered.
 private struct LateTransport: Transport {
-  let release = Gate()
-  let answered = Gate()
+  let release = TaskGate()
+  let answered = TaskGate()
   /// How many answers it has given.
   let answers = Locked(0)
 
@@ -912,9 +912,11 @@ private struct LateTransport: Transport {
   }
 }
 
-/// A gate that tasks wait at until it opens, once and for good: a test's event, awaited instead
-/// of a time.
-private final class Gate: Sendable {
+/// A gate that tasks wait at, suspended, until it opens, once and for good: a test's event,
+/// awaited instead of a time. (TestSupport's `Gate` blocks its thread, which an `async` `send`
+/// must not do: it would hold a thread of Swift's cooperative pool. ErrandTests' `AsyncGate` is
+/// an actor, whose `open()` a `defer` could not call.)
+private final class TaskGate: Sendable {
   private let state = Locked<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>])>(
     (false, []))
 

@@ -186,6 +186,8 @@
           }
         }
         fields = HTTPHeaders()
+        // Room for a usual head's fields (a server sends ten or so): one allocation, not five.
+        fields.reserveCapacity(16)
         return bytes.count
       }
       if let colon = line.firstIndex(of: UInt8(ascii: ":")) {

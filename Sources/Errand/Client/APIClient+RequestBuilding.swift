@@ -31,6 +31,10 @@ extension APIClient {
     let url: URL
     if let absolute = endpoint.url {
       url = try makeURL(absolute: absolute, query: endpoint.query, invalid: invalid)
+    } else if endpoint.query.isEmpty {
+      url = try builtURLs.url(for: endpoint.path) {
+        try makeURL(path: endpoint.path, query: [], invalid: invalid)
+      }
     } else {
       url = try makeURL(path: endpoint.path, query: endpoint.query, invalid: invalid)
     }

@@ -19,6 +19,8 @@ public actor APIClient {
   public nonisolated let configuration: Configuration
   /// The base URL split once, for building request URLs; `nil` when it has no scheme or host.
   nonisolated let baseParts: BaseURLParts?
+  /// The URLs built for endpoint paths without query items, kept for the next call.
+  nonisolated let builtURLs = BuiltURLs()
   /// The transport, when it takes each request with its exchange (and so enforces deadlines
   /// itself): called directly, without a racing task.
   nonisolated let exchangeTransport: (any ExchangeTransport)?

@@ -92,6 +92,11 @@ public struct HTTPHeaders: Sendable, Hashable {
     self[name] != nil
   }
 
+  /// Make room for `count` fields, so that a head read field by field grows its storage once.
+  package mutating func reserveCapacity(_ count: Int) {
+    fields.reserveCapacity(count)
+  }
+
   /// Append a field, keeping any existing fields with the same name.
   /// - Parameters:
   ///   - name: The field name.

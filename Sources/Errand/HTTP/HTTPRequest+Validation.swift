@@ -17,8 +17,7 @@ extension HTTPRequest {
     if let problem = method.validationProblem {
       return problem
     }
-    let scheme = url.scheme?.lowercased()
-    guard scheme == "http" || scheme == "https" else {
+    guard let scheme = url.scheme, Self.isHTTPScheme(scheme) else {
       return
         "the URL's scheme must be http or https, not \(url.scheme.map { "\"\($0)\"" } ?? "none")."
     }
@@ -31,13 +30,32 @@ extension HTTPRequest {
     if let bodyFile, let problem = Self.bodyFileProblem(bodyFile) {
       return problem
     }
-    if let framing = headers.fields.first(where: {
-      Self.framingHeaderNames.contains($0.name.lowercased())
-    }) {
+    if let framing = headers.fields.first(where: { Self.isFramingHeaderName($0.name) }) {
       return "the header \"\(framing.name)\" frames the message and is written by the transport "
         + "from the URL and the body; remove it."
     }
     return nil
+  }
+
+  /// Whether `scheme` is `http` or `https`, in any case, read without making a lowercase copy.
+  private static func isHTTPScheme(_ scheme: String) -> Bool {
+    let bytes = scheme.utf8
+    guard bytes.count == 4 || bytes.count == 5 else { return false }
+    for (byte, expected) in zip(bytes, "https".utf8) where byte | 0x20 != expected {
+      return false
+    }
+    return true
+  }
+
+  /// Whether `name` is one of ``framingHeaderNames``, in any case. A name of another length, or
+  /// not starting with one of their first letters, is ruled out before any lowercase copy is
+  /// made: the usual request has a handful of headers, none of them framing.
+  private static func isFramingHeaderName(_ name: String) -> Bool {
+    let bytes = name.utf8
+    guard let first = bytes.first, bytes.count >= 2, bytes.count <= 17,
+      "cthkpuCTHKPU".utf8.contains(first)
+    else { return false }
+    return framingHeaderNames.contains(name.lowercased())
   }
 
   /// Why `url` cannot be a body file, or `nil` when it is a regular file (or a link to one),

@@ -62,6 +62,24 @@ import Testing
     }
   }
 
+  /// Paths that look like dot segments but are not (percent-encoded dots, three dots, dot
+  /// look-alikes), percent signs and odd slashes get the URL a fresh client builds, at every call,
+  /// under a base URL with and without a path.
+  @Test(
+    arguments: [
+      "%2E%2E", "%2e", ".%2E", "...", "a/.../b", "..a", "a..", "\u{2024}\u{2024}",
+      "\u{FF0E}\u{FF0E}",
+      "%", "%%", "%ZZ", "a%2Fb", "a//b", "/", "", "///", "?x", "#frag", "a+b", "\u{FB01}le",
+    ], ["https://api.example.com", "https://api.example.com/v1/", "https://api.example.com/v1?k=v"])
+  func dotAndPercentLookAlikesMatchAFreshClient(path: String, base: String) throws {
+    let base = URL(string: base)!
+    let client = Self.client(base)
+    let expected = try Self.freshURL(path, base: base)
+    for _ in 0..<3 {
+      #expect(try Self.url(client, path) == expected)
+    }
+  }
+
   /// The canonically equivalent pairs do encode differently: the probe above would catch a
   /// mix-up.
   @Test func canonicallyEquivalentPathsEncodeDifferently() throws {

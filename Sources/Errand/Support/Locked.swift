@@ -20,7 +20,9 @@ package struct Locked<Value> {
     storage = LockedStorage.make(value)
   }
 
-  /// Run `body` with exclusive access to the value.
+  /// Run `body` with exclusive access to the value. The lock is not recursive (no more than the
+  /// `NSLock` before it): `body` must not call `withLock` on this `Locked` or a copy of it, which
+  /// would deadlock.
   package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     try storage.withLock(body)
   }

@@ -91,13 +91,18 @@ final class CallRegistration: Sendable {
     _ operation: @escaping @Sendable (CallCancellation?) async throws -> HTTPResponse
   ) async throws -> HTTPResponse {
     let (registry, id) = (registry, id)
+    let registered = OneShotSignal()
     let work = Task {
+      // Nothing runs before `cancelAll()` can find this task: a middleware of the call's own
+      // that cancels it (a sign-out) must cancel it before it goes on to the transport.
+      await registered.wait()
       // Read under the registry's lock: a cancel that came before is seen here; one that comes
       // after finds the task through `setCancel` and cancels it.
       if registry.isCancelled(id) { throw CancellationError() }
       return try await operation(nil)
     }
     setCancel { work.cancel() }
+    registered.open()
     do {
       return try await withTaskCancellationHandler {
         try await work.value
@@ -108,5 +113,33 @@ final class CallRegistration: Sendable {
       if isCancelled { throw Self.cancelled(request) }
       throw error
     }
+  }
+}
+
+/// A signal a task waits for, suspended, until it is given, once and for good; given before the
+/// wait, the wait returns at once. It ignores cancellation: whoever gives it does so right away.
+private final class OneShotSignal: Sendable {
+  private let state = Locked<(given: Bool, waiter: CheckedContinuation<Void, Never>?)>(
+    (false, nil))
+
+  /// Wait until the signal is given.
+  func wait() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let given = state.withLock { state -> Bool in
+        if !state.given { state.waiter = continuation }
+        return state.given
+      }
+      if given { continuation.resume() }
+    }
+  }
+
+  /// Give the signal, letting the waiting task (if any) go on.
+  func open() {
+    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.given = true
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume()
   }
 }

@@ -254,6 +254,10 @@ struct Pipeline: Sendable {
       // A call its client cancelled while it was between two waits (in a middleware, say),
       // which no wait of its has seen, is not sent: its task was not cancelled.
       if exchange.cancellation?.isCancelled == true { throw CancellationError() }
+      // A call in a task of its own (it met a middleware of the app's) that was cancelled while
+      // that middleware ran, which went on to `next` without a wait that would have thrown, is
+      // not sent either: a transport of the app's need not look at cancellation before it sends.
+      try Task.checkCancellation()
       exchange.events?.attemptStarted()
       let head: HTTPResponse
       if let direct = exchangeTransport {

@@ -208,12 +208,27 @@ import Testing
     defer { server.stop() }
     let retry = RetryMiddleware(
       policy: RetryPolicy(maxAttempts: 2, baseDelay: .zero, jitter: .none))
+    let listener = RecordingListener()
     let client = kind.client(
-      server.baseURL, configuration: .init(middleware: resend == .retryAfter503 ? [retry] : []))
+      server.baseURL,
+      configuration: .init(
+        middleware: resend == .retryAfter503 ? [retry] : [], eventListeners: [listener]))
     let heard = Locked<[Int]>([])
-    _ = try await client.send(
-      Endpoint<Data>(method: .put, path: "start", body: .data(patternBytes(size)), decoding: .data)
-    ) { progress in heard.withLock { $0.append(progress.completedBytes) } }
+    do {
+      _ = try await client.send(
+        Endpoint<Data>(
+          method: .put, path: "start", body: .data(patternBytes(size)), decoding: .data)
+      ) { progress in heard.withLock { $0.append(progress.completedBytes) } }
+    } catch {
+      // What the server got and the call went through, to tell where a rare stall happened.
+      let events = await listener.eventsOfOneCall().map(\.kind.name)
+      Issue.record(
+        """
+        \(error); the server got \(server.requests.map { "\($0.method) \($0.path) \($0.body.count)" }); \
+        events \(events); progress \(heard.withLock { $0 }.suffix(4))
+        """)
+      return
+    }
     #expect(server.requests.count == 2)
     let reports = heard.withLock { $0 }
     #expect(reports.last == size)

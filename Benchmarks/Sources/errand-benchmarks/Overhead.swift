@@ -21,11 +21,14 @@ enum Overhead {
 
   /// How the stub finds its answer.
   static let stubs: [(label: String, make: @Sendable () async -> StubTransport)] = [
-    ("a route", {
-      let stub = StubTransport()
-      await stub.on(.get, "/v1/dogs", .status(200, body: Data("{}".utf8)))
-      return stub
-    }),
+    (
+      "a route",
+      {
+        let stub = StubTransport()
+        await stub.on(.get, "/v1/dogs", .status(200, body: Data("{}".utf8)))
+        return stub
+      }
+    ),
     ("a handler", { StubTransport { _ in .status(200, body: Data("{}".utf8)) } }),
   ]
 

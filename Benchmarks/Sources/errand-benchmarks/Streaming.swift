@@ -35,7 +35,8 @@ enum Streaming {
       let client = APIClient(baseURL: url, transport: transport)
       let saved = try await client.download(
         Endpoint<Data>(path: path, timeout: .seconds(600), decoding: .data), to: destination)
-      bytes = (try FileManager.default.attributesOfItem(atPath: saved.value.path)[.size] as? Int) ?? 0
+      bytes =
+        (try FileManager.default.attributesOfItem(atPath: saved.value.path)[.size] as? Int) ?? 0
     case "slow-stream":
       let client = APIClient(baseURL: url, transport: transport)
       for try await chunk in try await client.stream(Endpoint<Data>(path: path, decoding: .data)) {
@@ -65,7 +66,8 @@ enum Streaming {
           await clock.advance(by: .seconds(1))
         }
       }
-      for try await event in try await client.events(Endpoint<Data>(path: "feed", decoding: .data)) {
+      for try await event in try await client.events(Endpoint<Data>(path: "feed", decoding: .data))
+      {
         bytes += event.data.utf8.count
         events += 1
       }
@@ -74,7 +76,8 @@ enum Streaming {
       // The whole body in memory through `send`, its limit raised past it.
       let client = APIClient(
         baseURL: url, transport: transport,
-        configuration: APIClient.Configuration(timeout: .seconds(600), maximumResponseSize: 1 << 31))
+        configuration: APIClient.Configuration(timeout: .seconds(600), maximumResponseSize: 1 << 31)
+      )
       bytes = try await client.send(Endpoint<Data>(path: path, decoding: .data)).count
     case "buffered-baseline":
       // The same body with URLSession's own `data(for:)`: what a buffered call should cost.

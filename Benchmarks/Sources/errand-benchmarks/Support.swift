@@ -51,3 +51,8 @@ func format(_ value: Double, decimals: Int = 0) -> String {
   formatter.locale = Locale(identifier: "en_US")
   return formatter.string(from: NSNumber(value: value)) ?? "\(value)"
 }
+
+/// The median of `values`, with their minimum and maximum: "median (min–max)".
+func range(_ values: [Double], decimals: Int = 0) -> String {
+  "\(format(median(values), decimals: decimals)) (\(format(values.min() ?? 0, decimals: decimals))–\(format(values.max() ?? 0, decimals: decimals)))"
+}

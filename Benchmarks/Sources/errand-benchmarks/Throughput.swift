@@ -160,7 +160,9 @@ enum Throughput {
       }
     }
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let fields = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    let fields = text.split(separator: " ").compactMap {
+      Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
     guard fields.count == 2 else { return (0, 0) }
     return (fields[0], fields[1])
   }
@@ -202,9 +204,13 @@ enum Throughput {
     url: URL, cLoop: String?, concurrencies: [Int], rounds: Int, seconds: Double
   ) async -> [Int: [Samples]] {
     var contenders = contenders(url: url, cLoop: cLoop)
-    if let only = ProcessInfo.processInfo.environment["ERRAND_BENCHMARK_ONLY"] {
-      // For profilers: one contender alone.
-      contenders = contenders.filter { $0.name.contains(only) }
+    let only = ProcessInfo.processInfo.environment["ERRAND_BENCHMARK_ONLY"]
+    if let only {
+      // For profilers: one contender alone, or a few (names separated by `|`), interleaved.
+      let wanted = only.split(separator: "|")
+      contenders = contenders.filter { contender in
+        wanted.contains { contender.name.contains($0) }
+      }
     }
     for contender in contenders {
       _ = await measure(contender, concurrency: 4, seconds: 0.5)  // warm up connections and caches
@@ -223,6 +229,14 @@ enum Throughput {
         }
       }
       results[concurrency] = samples
+      if only != nil {
+        for (contender, sample) in zip(contenders, samples) {
+          FileHandle.standardError.write(
+            Data(
+              "c=\(concurrency) \(contender.name): \(range(sample.rates)) requests/s, \(range(sample.cpu)) CPU µs/request\n"
+                .utf8))
+        }
+      }
       FileHandle.standardError.write(
         Data(
           "concurrency \(concurrency): \(samples.map { format(median($0.rates)) })\n".utf8))

@@ -2,7 +2,8 @@ import Errand
 import ErrandStubs
 import Foundation
 
-/// `errand-benchmarks --url http://127.0.0.1:PORT/dogs.json [--seconds S] [--rounds R] [--output FILE]`
+/// `errand-benchmarks --url http://127.0.0.1:PORT/dogs.json [--seconds S] [--rounds R] [--output FILE]
+/// [--concurrencies 1,8,32,128]`
 var arguments = CommandLine.arguments.dropFirst()
 var options: [String: String] = [:]
 while let key = arguments.popFirst() {
@@ -82,7 +83,9 @@ guard let address = options["--url"], let url = URL(string: address) else {
 }
 let seconds = Double(options["--seconds"] ?? "") ?? 2
 let rounds = Int(options["--rounds"] ?? "") ?? 5
-let concurrencies = [1, 8, 32, 128]
+let concurrencies =
+  options["--concurrencies"].map { $0.split(separator: ",").compactMap { Int($0) } }
+  ?? [1, 8, 32, 128]
 
 let cLoop = options["--c-loop"]
 let throughput = await Throughput.run(
@@ -136,9 +139,6 @@ names.append("Errand APIClient + URLSessionTransport, no-op listener")
   names.append("Errand APIClient + CurlTransport, no-op listener")
 #endif
 let listenerIndices = Array(names.count - plainIndices.count..<names.count)
-func range(_ values: [Double], decimals: Int = 0) -> String {
-  "\(format(median(values), decimals: decimals)) (\(format(values.min() ?? 0, decimals: decimals))–\(format(values.max() ?? 0, decimals: decimals)))"
-}
 for concurrency in concurrencies {
   let contenders = throughput[concurrency] ?? []
   guard contenders.count == names.count else { continue }

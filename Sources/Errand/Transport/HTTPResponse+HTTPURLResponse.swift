@@ -14,10 +14,14 @@ extension HTTPResponse {
   ///   - response: The response head.
   ///   - body: The body bytes.
   public init(_ response: HTTPURLResponse, body: Data) {
+    // Names and values are strings (printed only when they are not), compared without copies.
+    let fields = response.allHeaderFields.map { field in
+      (field.key as? String ?? "\(field.key)", field.value as? String ?? "\(field.value)")
+    }
     var headers = HTTPHeaders()
-    let fields = response.allHeaderFields.map { ("\($0.key)", "\($0.value)") }
+    headers.reserveCapacity(fields.count)
     for (name, value) in fields.sorted(by: { $0.0 < $1.0 }) {
-      guard name.lowercased() == "set-cookie" else {
+      guard HTTPHeaders.sameName(name, "Set-Cookie") else {
         headers.add(name, value)
         continue
       }

@@ -62,6 +62,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
       }
     }
 
+    /// Whether no head has arrived yet while the caller waits for one.
+    var awaitsHead: Bool {
+      guard case .exchanging(let handOver) = phase, case .waiting = handOver.phase else {
+        return false
+      }
+      return true
+    }
+
     /// Whether the caller still waits for the head.
     var callerWaits: Bool {
       if case .exchanging(let handOver) = phase { handOver.callerWaits } else { true }
@@ -372,7 +380,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     if let error {
       outcome = .failure(URLSessionTransport.clarify(error))
     } else if let response = task.response as? HTTPURLResponse {
-      outcome = .success(HTTPResponse(response, body: Data()))
+      // The head goes to the caller from here only when none arrived before (it is held, or
+      // handed over, otherwise): only then are its fields read again.
+      let awaitsHead = exchanges.withLock { $0[task.taskIdentifier]?.awaitsHead ?? true }
+      outcome = .success(
+        awaitsHead
+          ? HTTPResponse(response, body: Data()) : HTTPResponse(status: response.statusCode))
     } else {
       outcome = .failure(URLError(.badServerResponse))
     }

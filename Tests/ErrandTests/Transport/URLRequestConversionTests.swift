@@ -91,6 +91,23 @@ import Testing
     #expect(response.url == url("https://api.example.com/v1/dogs"))
   }
 
+  /// The `Set-Cookie` fields that `HTTPURLResponse` joins into one are one field per cookie
+  /// again, however the server spelled the name; a name of the same length that is not
+  /// `Set-Cookie` keeps its commas.
+  @Test(arguments: ["Set-Cookie", "set-cookie", "SET-COOKIE", "Set-Cookiz"])
+  func splitsJoinedCookiesWhateverTheNamesCase(_ name: String) throws {
+    let joined = "a=1, b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT"
+    let head = try #require(
+      HTTPURLResponse(
+        url: url("https://api.example.com/v1/dogs"), statusCode: 200, httpVersion: "HTTP/1.1",
+        headerFields: [name: joined, "Content-Type": "application/json"]))
+    let response = HTTPResponse(head, body: Data())
+    let expected =
+      name == "Set-Cookiz" ? [joined] : ["a=1", "b=2; Expires=Wed, 21 Oct 2026 07:28:00 GMT"]
+    #expect(response.headers.values(for: name) == expected)
+    #expect(response.headers["Content-Type"] == "application/json")
+  }
+
   @Test(arguments: [200, 204, 404, 503])
   func roundTripsThroughHTTPURLResponse(status: Int) throws {
     let response = HTTPResponse(

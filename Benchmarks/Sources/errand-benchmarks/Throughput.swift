@@ -129,6 +129,15 @@ enum Throughput {
           _ = try await transport.send(HTTPRequest(url: url))
         },
       ]
+      if ProcessInfo.processInfo.environment["ERRAND_BENCHMARK_ONLY"] != nil {
+        // For comparisons of the client layer: the transport's answer decoded as the client
+        // decodes it (not in the report's table, whose columns are fixed).
+        contenders.append(
+          Contender(name: "CurlTransport alone + decode") {
+            let response = try await transport.send(HTTPRequest(url: url))
+            _ = try JSONDecoder().decode([Dog].self, from: response.body)
+          })
+      }
       if let cLoop {
         contenders.append(
           Contender(name: "C libcurl multi loop (no decode)", fetch: {}) { concurrency, seconds in
@@ -206,10 +215,15 @@ enum Throughput {
     var contenders = contenders(url: url, cLoop: cLoop)
     let only = ProcessInfo.processInfo.environment["ERRAND_BENCHMARK_ONLY"]
     if let only {
-      // For profilers: one contender alone, or a few (names separated by `|`), interleaved.
-      let wanted = only.split(separator: "|")
+      // For profilers: one contender alone, or a few (names separated by `|`), interleaved. A
+      // part that is a whole name picks that contender only; any other part, every contender
+      // whose name contains it.
+      let wanted = only.split(separator: "|").map(String.init)
+      let names = Set(contenders.map(\.name))
       contenders = contenders.filter { contender in
-        wanted.contains { contender.name.contains($0) }
+        wanted.contains { part in
+          names.contains(part) ? contender.name == part : contender.name.contains(part)
+        }
       }
     }
     for contender in contenders {

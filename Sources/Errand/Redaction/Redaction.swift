@@ -83,10 +83,11 @@ public struct Redaction: Sendable, Hashable {
   public func redact(_ headers: HTTPHeaders) -> HTTPHeaders {
     HTTPHeaders(
       headers.fields.map { field in
-        if hidesHeader(field.name) {
+        // Lowercased once per field: `hidesHeader(_:)` and the checks below read the same name.
+        let name = field.name.lowercased()
+        if HTTPHeaders.sensitiveNames.contains(name) || self.headers.contains(name) {
           return HTTPHeaders.Field(name: field.name, value: HTTPHeaders.redactedValue)
         }
-        let name = field.name.lowercased()
         if Self.urlHeaders.contains(name) {
           return HTTPHeaders.Field(name: field.name, value: redact(urlText: field.value))
         }

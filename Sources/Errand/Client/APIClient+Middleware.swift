@@ -258,6 +258,9 @@ struct Pipeline: Sendable {
       // that middleware ran, which went on to `next` without a wait that would have thrown, is
       // not sent either: a transport of the app's need not look at cancellation before it sends.
       try Task.checkCancellation()
+      // Nor is one whose whole timeout ran out while such a middleware held it: it has timed
+      // out, and a fast transport would otherwise answer it past its deadline.
+      if let deadline = exchange.deadline, deadline.remaining <= .zero { throw APIError.timedOut }
       exchange.events?.attemptStarted()
       let head: HTTPResponse
       if let direct = exchangeTransport {

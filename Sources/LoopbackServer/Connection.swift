@@ -41,12 +41,13 @@ final class Connection {
     // What the client sent and the server has not read as a request yet.
     var buffer = [UInt8]()
     var continued = false
-    // When the request being read must be whole: set at its first byte. (Known cost, not fixed:
-    // each read parses the buffer again from its start, so a chunked body that arrives in many
-    // small reads costs time quadratic in its size; the deadline bounds only how long.)
+    // When the request being read must be whole: set at its first byte.
     var deadline: ContinuousClock.Instant?
+    // Where the parse of the request being read stopped: each read is parsed from there, so a
+    // request that arrives in many small reads costs time in proportion to its length.
+    var progress = ParseProgress()
     while true {
-      switch RequestParser.parse(buffer, connection: number) {
+      switch RequestParser.parse(buffer, connection: number, progress: &progress) {
       case .incomplete(let expectsContinue):
         if expectsContinue, !continued {
           continued = true
@@ -65,6 +66,7 @@ final class Connection {
         return
       case .complete(let request, let consumed):
         buffer.removeFirst(consumed)
+        progress = ParseProgress()
         continued = false
         deadline = buffer.isEmpty ? nil : .now + Self.readTimeout
         state.change(\.waiters) { $0.requests.append(request) }

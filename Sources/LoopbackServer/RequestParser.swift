@@ -31,10 +31,66 @@ package enum RequestParser {
   ///   - connection: Which connection it came on, for the recorded request.
   /// - Returns: Incomplete, malformed (with why), or the request and its length.
   package static func parse(_ bytes: [UInt8], connection: Int = 1) -> ParsedRequest {
-    guard let headEnd = find(crlfcrlf, in: bytes, from: 0, within: maximumHeadLength + 4) else {
-      return bytes.count > maximumHeadLength + 4
-        ? .malformed("the head is longer than \(maximumHeadLength) bytes")
-        : .incomplete(expectsContinue: false)
+    var progress = ParseProgress()
+    return parse(bytes, connection: connection, progress: &progress)
+  }
+
+  /// ``parse(_:connection:)``, going on from where the parse of a shorter start of the same
+  /// bytes stopped (`progress`, which it updates), so that a request read in many pieces costs
+  /// time in proportion to its length: the head is searched for and read once, a chunked body's
+  /// chunks once each. The outcome is the one ``parse(_:connection:)`` gives for `bytes`.
+  /// - Parameters:
+  ///   - bytes: What the client sent so far: the bytes the last parse with `progress` saw, and
+  ///     any that came after them.
+  ///   - connection: Which connection it came on, for the recorded request.
+  ///   - progress: Where the last parse stopped; new for each request.
+  /// - Returns: Incomplete, malformed (with why), or the request and its length.
+  package static func parse(
+    _ bytes: [UInt8], connection: Int = 1, progress: inout ParseProgress
+  ) -> ParsedRequest {
+    let head: ParseProgress.Head
+    if let known = progress.head {
+      head = known
+    } else {
+      switch self.head(of: bytes, searchedTo: &progress.headSearched) {
+      case .incomplete:
+        return .incomplete(expectsContinue: false)
+      case .malformed(let reason):
+        return .malformed(reason)
+      case .head(let parsed):
+        head = parsed
+        progress.head = parsed
+      }
+    }
+    switch body(of: bytes, from: head.bodyStart, headers: head.headers, progress: &progress) {
+    case .incomplete:
+      return .incomplete(expectsContinue: head.expectsContinue)
+    case .malformed(let reason):
+      return .malformed(reason)
+    case .complete(let body, let end):
+      let request = RecordedRequest(
+        method: head.method, target: head.target, headers: head.headers, body: body,
+        connection: connection, version: head.version)
+      return .complete(request, consumed: end)
+    }
+  }
+
+  private enum HeadOutcome {
+    case incomplete
+    case malformed(String)
+    case head(ParseProgress.Head)
+  }
+
+  /// The head at the start of `bytes`, searched for from `searchedTo` (where an earlier search
+  /// of a shorter start of them stopped), which it moves on when the head is not whole yet.
+  private static func head(of bytes: [UInt8], searchedTo: inout Int) -> HeadOutcome {
+    let limit = maximumHeadLength + 4
+    let from = min(searchedTo, limit)
+    guard let headEnd = find(crlfcrlf, in: bytes, from: from, within: limit - from) else {
+      // The next search starts where the end of the head could still begin.
+      searchedTo = max(0, bytes.count - (crlfcrlf.count - 1))
+      return bytes.count > limit
+        ? .malformed("the head is longer than \(maximumHeadLength) bytes") : .incomplete
     }
     if let problem = lineEndProblem(in: bytes[..<(headEnd + 2)]) {
       return .malformed(problem)
@@ -58,20 +114,11 @@ package enum RequestParser {
     if let problem = hostProblem(headers, version: requestLine[2]) {
       return .malformed(problem)
     }
-    let bodyStart = headEnd + 4
-    let expectsContinue = headers["Expect"]?.lowercased() == "100-continue"
-    let framed = body(of: bytes, from: bodyStart, headers: headers)
-    switch framed {
-    case .incomplete:
-      return .incomplete(expectsContinue: expectsContinue)
-    case .malformed(let reason):
-      return .malformed(reason)
-    case .complete(let body, let end):
-      let request = RecordedRequest(
-        method: String(requestLine[0]), target: String(requestLine[1]), headers: headers,
-        body: body, connection: connection, version: String(requestLine[2]))
-      return .complete(request, consumed: end)
-    }
+    return .head(
+      ParseProgress.Head(
+        method: String(requestLine[0]), target: String(requestLine[1]),
+        version: String(requestLine[2]), headers: headers, bodyStart: headEnd + 4,
+        expectsContinue: headers["Expect"]?.lowercased() == "100-continue"))
   }
 
   private enum Body {
@@ -80,7 +127,9 @@ package enum RequestParser {
     case complete(Data, end: Int)
   }
 
-  private static func body(of bytes: [UInt8], from start: Int, headers: HTTPHeaders) -> Body {
+  private static func body(
+    of bytes: [UInt8], from start: Int, headers: HTTPHeaders, progress: inout ParseProgress
+  ) -> Body {
     let encodings = headers.values(for: "Transfer-Encoding")
     let lengths = headers.values(for: "Content-Length")
     if !encodings.isEmpty {
@@ -92,7 +141,7 @@ package enum RequestParser {
       guard codings == ["chunked"] else {
         return .malformed("the only transfer coding read is chunked, not \(codings)")
       }
-      return chunkedBody(of: bytes, from: start)
+      return chunkedBody(of: bytes, from: start, progress: &progress)
     }
     guard !lengths.isEmpty else { return .complete(Data(), end: start) }
     let announced = Set(
@@ -107,14 +156,28 @@ package enum RequestParser {
     return .complete(Data(bytes[start..<(start + length)]), end: start + length)
   }
 
-  private static func chunkedBody(of bytes: [UInt8], from start: Int) -> Body {
-    var index = start
-    var chunks: [Range<Int>] = []
+  /// A chunked body from `start`, or from the chunk where an earlier parse of a shorter start of
+  /// the same bytes stopped (`progress`, which it moves on when the body is not whole yet).
+  private static func chunkedBody(
+    of bytes: [UInt8], from start: Int, progress: inout ParseProgress
+  ) -> Body {
+    var index = progress.nextChunk ?? start
+    // Taken out of `progress`, so that appending to it does not copy it.
+    var chunks = progress.chunks
+    progress.chunks = []
+    var lineStart = index
+    // Incomplete: the next parse starts again at the chunk-size line this one could not finish.
+    func incomplete() -> Body {
+      progress.nextChunk = lineStart
+      progress.chunks = chunks
+      return .incomplete
+    }
     while true {
+      lineStart = index
       guard let lineEnd = find(crlf, in: bytes, from: index, within: maximumChunkLineLength)
       else {
         return bytes.count - index > maximumChunkLineLength
-          ? .malformed("a chunk-size line is too long") : .incomplete
+          ? .malformed("a chunk-size line is too long") : incomplete()
       }
       let line = bytes[index..<lineEnd]
       guard let size = chunkSize(line) else {
@@ -131,7 +194,7 @@ package enum RequestParser {
               crlf, in: bytes, from: index, within: maximumHeadLength - (index - trailerStart))
           else {
             return bytes.count - trailerStart > maximumHeadLength
-              ? .malformed("the trailer is too long") : .incomplete
+              ? .malformed("the trailer is too long") : incomplete()
           }
           let isEmptyLine = end == index
           if !isEmptyLine { trailer.append(bytes[index..<end]) }
@@ -148,7 +211,7 @@ package enum RequestParser {
         for chunk in chunks { body.append(contentsOf: bytes[chunk]) }
         return .complete(body, end: index)
       }
-      guard bytes.count - index >= size + 2 else { return .incomplete }
+      guard bytes.count - index >= size + 2 else { return incomplete() }
       guard bytes[index + size] == 0x0D, bytes[index + size + 1] == 0x0A else {
         return .malformed("a chunk's data is not followed by CRLF")
       }

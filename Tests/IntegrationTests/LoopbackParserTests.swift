@@ -152,4 +152,59 @@ import Testing
       }
     }
   }
+
+  /// Requests read in pieces as the loopback server reads them (two on one connection, the first
+  /// dropped from the buffer once whole), each parse going on from where the last one stopped,
+  /// give at every step what parsing the buffer from its start gives: valid requests (chunked
+  /// with extensions and trailers, with a length, waiting for `100 Continue`) and random
+  /// mutations of them, cut at random places.
+  @Test(arguments: [UInt64(1), 2, 3])
+  func parsingInPiecesGivesWhatParsingWholeGives(seed: UInt64) {
+    let valid = [
+      "POST /a?b=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+      "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;x=y\r\n!\r\n0\r\n\r\n",
+      "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX-Sum: 1\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok",
+      "GET / HTTP/1.0\r\n\r\n",
+    ].map { Array($0.utf8) }
+    var generator = SeededGenerator(seed: seed)
+    let alphabet = Array("0123456789abcdefx-;: \r\n\t\"".utf8) + [0, 0xFF, 0x80]
+    var mismatches: [String] = []
+    var whole = 0
+    for round in 0..<TestSize.count(small: 2_000, full: 20_000) {
+      var bytes =
+        (valid.randomElement(using: &generator) ?? [])
+        + (valid.randomElement(using: &generator) ?? [])
+      if round % 2 == 1 {
+        for _ in 0...Int.random(in: 0...3, using: &generator) {
+          let index = Int.random(in: 0..<bytes.count, using: &generator)
+          bytes[index] = alphabet.randomElement(using: &generator) ?? 0
+        }
+      }
+      var progress = ParseProgress()
+      var buffer: [UInt8] = []
+      var read = 0
+      reading: while read < bytes.count {
+        let next = min(bytes.count, read + Int.random(in: 1...12, using: &generator))
+        buffer += bytes[read..<next]
+        read = next
+        let inPieces = RequestParser.parse(buffer, progress: &progress)
+        if inPieces != RequestParser.parse(buffer) {
+          mismatches.append(String(decoding: buffer, as: UTF8.self).debugDescription)
+        }
+        switch inPieces {
+        case .incomplete:
+          continue
+        case .malformed:
+          break reading
+        case .complete(_, let consumed):
+          whole += 1
+          buffer.removeFirst(consumed)
+          progress = ParseProgress()
+        }
+      }
+    }
+    #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    #expect(whole > 2_000, "too few requests were whole to compare: \(whole)")
+  }
 }

@@ -20,10 +20,44 @@ package struct ParseProgress: Sendable {
   var headSearched = 0
   /// The head, once read whole.
   var head: Head?
-  /// Where the chunk-size line of a chunked body's next chunk starts, once one has been read.
-  var nextChunk: Int?
-  /// The chunks of a chunked body read so far.
-  var chunks: [Range<Int>] = []
+  /// How far a chunked body has been read.
+  var chunked: Chunked?
+
+  /// How far a chunked body has been read: what is being read, where it starts, how far the
+  /// search for the end of the line being read has looked, and the chunks and trailer lines read.
+  struct Chunked: Sendable {
+    /// What is being read.
+    enum Step: Sendable {
+      /// A chunk-size line.
+      case sizeLine
+      /// A chunk's data (and the CRLF after it), its size read.
+      case data(size: Int)
+      /// The trailer, which starts at `start`, after the last chunk.
+      case trailer(start: Int)
+    }
+
+    var step = Step.sizeLine
+    /// Where the line or the data being read starts.
+    private(set) var index: Int
+    /// How far the search for the end of the line being read has looked.
+    var searched: Int
+    /// The chunks' data read so far.
+    var chunks: [Range<Int>] = []
+    /// The trailer's lines read so far.
+    var trailer: [Range<Int>] = []
+
+    /// A body whose first chunk-size line starts at `start`.
+    init(at start: Int) {
+      index = start
+      searched = start
+    }
+
+    /// Go on to what starts at `index`.
+    mutating func move(to index: Int) {
+      self.index = index
+      searched = index
+    }
+  }
 
   /// Nothing read yet: for each new request.
   package init() {}

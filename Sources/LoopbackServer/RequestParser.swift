@@ -89,7 +89,8 @@ package enum RequestParser {
     guard let headEnd = find(crlfcrlf, in: bytes, from: from, within: limit - from) else {
       // The next search starts where the end of the head could still begin.
       searchedTo = max(0, bytes.count - (crlfcrlf.count - 1))
-      return bytes.count > limit
+      // Too long once the whole window the head may end in has arrived without its end.
+      return bytes.count >= limit + crlfcrlf.count
         ? .malformed("the head is longer than \(maximumHeadLength) bytes") : .incomplete
     }
     if let problem = lineEndProblem(in: bytes[..<(headEnd + 2)]) {
@@ -156,68 +157,80 @@ package enum RequestParser {
     return .complete(Data(bytes[start..<(start + length)]), end: start + length)
   }
 
-  /// A chunked body from `start`, or from the chunk where an earlier parse of a shorter start of
-  /// the same bytes stopped (`progress`, which it moves on when the body is not whole yet).
+  /// A chunked body from `start`, or from where an earlier parse of a shorter start of the same
+  /// bytes stopped (`progress`, which it moves on when the body is not whole yet): in a chunk-size
+  /// line, a chunk's data or the trailer, each byte looked at once however the bytes arrive.
   private static func chunkedBody(
     of bytes: [UInt8], from start: Int, progress: inout ParseProgress
   ) -> Body {
-    var index = progress.nextChunk ?? start
-    // Taken out of `progress`, so that appending to it does not copy it.
-    var chunks = progress.chunks
-    progress.chunks = []
-    var lineStart = index
-    // Incomplete: the next parse starts again at the chunk-size line this one could not finish.
+    // Taken out of `progress`, so that appending to its chunks does not copy them.
+    var state = progress.chunked ?? ParseProgress.Chunked(at: start)
+    progress.chunked = nil
     func incomplete() -> Body {
-      progress.nextChunk = lineStart
-      progress.chunks = chunks
+      progress.chunked = state
       return .incomplete
     }
     while true {
-      lineStart = index
-      guard let lineEnd = find(crlf, in: bytes, from: index, within: maximumChunkLineLength)
-      else {
-        return bytes.count - index > maximumChunkLineLength
-          ? .malformed("a chunk-size line is too long") : incomplete()
-      }
-      let line = bytes[index..<lineEnd]
-      guard let size = chunkSize(line) else {
-        return .malformed("a chunk size is not a hexadecimal number of at most 15 digits")
-      }
-      index = lineEnd + 2
-      if size == 0 {
-        // Trailer fields, if any, up to the empty line: checked as the head's fields are.
-        let trailerStart = index
-        var trailer: [ArraySlice<UInt8>] = []
-        while true {
-          guard
-            let end = find(
-              crlf, in: bytes, from: index, within: maximumHeadLength - (index - trailerStart))
-          else {
-            return bytes.count - trailerStart > maximumHeadLength
-              ? .malformed("the trailer is too long") : incomplete()
-          }
-          let isEmptyLine = end == index
-          if !isEmptyLine { trailer.append(bytes[index..<end]) }
-          index = end + 2
-          if isEmptyLine { break }
+      switch state.step {
+      case .sizeLine:
+        guard
+          let lineEnd = lineEnd(in: bytes, state: &state, within: maximumChunkLineLength)
+        else {
+          // Too long once the whole window a line may end in has arrived without its CRLF.
+          return bytes.count - state.index >= maximumChunkLineLength + crlf.count
+            ? .malformed("a chunk-size line is too long") : incomplete()
         }
+        guard let size = chunkSize(bytes[state.index..<lineEnd]) else {
+          return .malformed("a chunk size is not a hexadecimal number of at most 15 digits")
+        }
+        state.move(to: lineEnd + 2)
+        state.step = size == 0 ? .trailer(start: state.index) : .data(size: size)
+      case .data(let size):
+        guard bytes.count - state.index >= size + 2 else { return incomplete() }
+        guard bytes[state.index + size] == 0x0D, bytes[state.index + size + 1] == 0x0A else {
+          return .malformed("a chunk's data is not followed by CRLF")
+        }
+        state.chunks.append(state.index..<(state.index + size))
+        state.move(to: state.index + size + 2)
+        state.step = .sizeLine
+      case .trailer(let trailerStart):
+        // Trailer fields, if any, up to the empty line: checked as the head's fields are.
+        let within = maximumHeadLength - (state.index - trailerStart)
+        guard let end = lineEnd(in: bytes, state: &state, within: within) else {
+          return bytes.count - trailerStart >= maximumHeadLength + crlf.count
+            ? .malformed("the trailer is too long") : incomplete()
+        }
+        guard end == state.index else {
+          state.trailer.append(state.index..<end)
+          state.move(to: end + 2)
+          continue
+        }
+        let trailer = state.trailer.map { bytes[$0] }
         if trailer.contains(where: { $0.contains(0x0D) || $0.contains(0x0A) }) {
           return .malformed("the trailer holds a CR or an LF that does not end a line")
         }
         if let problem = fields(trailer).problem {
           return .malformed("in the trailer, \(problem)")
         }
-        var body = Data(capacity: chunks.reduce(0) { $0 + $1.count })
-        for chunk in chunks { body.append(contentsOf: bytes[chunk]) }
-        return .complete(body, end: index)
+        var body = Data(capacity: state.chunks.reduce(0) { $0 + $1.count })
+        for chunk in state.chunks { body.append(contentsOf: bytes[chunk]) }
+        return .complete(body, end: end + 2)
       }
-      guard bytes.count - index >= size + 2 else { return incomplete() }
-      guard bytes[index + size] == 0x0D, bytes[index + size + 1] == 0x0A else {
-        return .malformed("a chunk's data is not followed by CRLF")
-      }
-      chunks.append(index..<(index + size))
-      index += size + 2
     }
+  }
+
+  /// Where the CRLF that ends the line at `state.index` starts, when it has arrived within
+  /// `within` bytes of the line's start: searched from where the last search stopped, which it
+  /// moves on when the line is not whole yet (its CR may be the last byte so far).
+  private static func lineEnd(
+    in bytes: [UInt8], state: inout ParseProgress.Chunked, within: Int
+  ) -> Int? {
+    let from = max(state.index, state.searched)
+    let found = find(crlf, in: bytes, from: from, within: state.index + within - from)
+    if found == nil {
+      state.searched = max(state.index, bytes.count - (crlf.count - 1))
+    }
+    return found
   }
 
   /// The size a chunk-size line announces (RFC 9112, section 7.1): 1 to 15 hexadecimal digits,

@@ -240,40 +240,4 @@ struct WallClockTests {
     #expect(large < max(small * 8, .milliseconds(50)), "20,000 repeats: \(small), 80,000: \(large)")
     print("wall clock: scrubbing 20,000 and 80,000 repeats: \(small), \(large)")
   }
-
-  /// The loopback server reads a request in as many pieces as it arrives in time proportional
-  /// to its length: a chunked body of 40,000 one-byte chunks, parsed after every 6 bytes, takes
-  /// at most 8 times as long as one of 10,000 (each read parsed the buffer from its start:
-  /// quadratic, 16 times).
-  @Test func aRequestReadInSmallPiecesIsParsedInTimeProportionalToItsLength() {
-    func best(_ chunks: Int) -> Duration {
-      let head = Array("PUT /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
-      let bytes =
-        head + Array(String(repeating: "1\r\nx\r\n", count: chunks).utf8)
-        + Array("0\r\n\r\n".utf8)
-      var fastest = Duration.seconds(3600)
-      for _ in 0..<3 {
-        let start = ContinuousClock.now
-        var progress = ParseProgress()
-        var buffer: [UInt8] = []
-        var outcome = ParsedRequest.incomplete(expectsContinue: false)
-        for index in stride(from: 0, to: bytes.count, by: 6) {
-          buffer += bytes[index..<min(bytes.count, index + 6)]
-          outcome = RequestParser.parse(buffer, progress: &progress)
-        }
-        fastest = min(fastest, ContinuousClock.now - start)
-        guard case .complete(let request, _) = outcome else {
-          Issue.record("\(chunks) chunks: \(outcome)")
-          return fastest
-        }
-        #expect(request.body.count == chunks)
-      }
-      return fastest
-    }
-    let small = best(10_000)
-    let large = best(40_000)
-    #expect(large < max(small * 8, .milliseconds(50)), "10,000 chunks: \(small), 40,000: \(large)")
-    print(
-      "wall clock: 10,000 and 40,000 one-byte chunks read 6 bytes at a time: \(small), \(large)")
-  }
 }

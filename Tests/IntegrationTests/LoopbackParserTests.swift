@@ -110,15 +110,21 @@ import Testing
     #expect(request.headers["X-Name"] == "café")
   }
 
+  /// Valid requests of every shape the parser reads: with a length, chunked with extensions and
+  /// with a trailer, waiting for `100 Continue`, HTTP/1.0 without `Host`.
+  static let validRequests = [
+    "POST /a?b=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+    "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;x=y\r\n!\r\n0\r\n\r\n",
+    "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX-Sum: 1\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok",
+    "GET / HTTP/1.0\r\n\r\n",
+  ].map { Array($0.utf8) }
+
   /// Valid requests cut at every length are incomplete, never malformed; random mutations of them
   /// never crash the parser.
   @Test(arguments: [UInt64(1), 2, 3])
   func theParserSurvivesMutatedRequests(seed: UInt64) {
-    let valid = [
-      "POST /a?b=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
-      "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;x=y\r\n!\r\n0\r\n\r\n",
-      "GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok",
-    ].map { Array($0.utf8) }
+    let valid = Self.validRequests
     for request in valid {
       guard case .complete = RequestParser.parse(request) else {
         Issue.record("\(String(decoding: request, as: UTF8.self)) did not parse")
@@ -160,13 +166,7 @@ import Testing
   /// mutations of them, cut at random places.
   @Test(arguments: [UInt64(1), 2, 3])
   func parsingInPiecesGivesWhatParsingWholeGives(seed: UInt64) {
-    let valid = [
-      "POST /a?b=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
-      "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;x=y\r\n!\r\n0\r\n\r\n",
-      "PUT /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX-Sum: 1\r\n\r\n",
-      "GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok",
-      "GET / HTTP/1.0\r\n\r\n",
-    ].map { Array($0.utf8) }
+    let valid = Self.validRequests
     var generator = SeededGenerator(seed: seed)
     let alphabet = Array("0123456789abcdefx-;: \r\n\t\"".utf8) + [0, 0xFF, 0x80]
     var mismatches: [String] = []

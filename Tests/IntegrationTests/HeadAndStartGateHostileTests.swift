@@ -15,37 +15,18 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct HeadAndStartGateHostileTests {
   // MARK: - Helpers
 
-  /// A gate a middleware waits on, ignoring cancellation.
-  actor Latch {
-    private var isOpen = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-      if isOpen { return }
-      await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-      isOpen = true
-      for waiter in waiters { waiter.resume() }
-      waiters = []
-    }
-  }
-
   /// A transport that records each request and answers from a script (the last answer repeats).
-  final class ScriptedTransport: Transport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var answers: [HTTPResponse]
-    private var received: [HTTPRequest] = []
+  final class ScriptedTransport: Transport {
+    private let state: Locked<(answers: [HTTPResponse], received: [HTTPRequest])>
 
-    init(_ answers: [HTTPResponse]) { self.answers = answers }
+    init(_ answers: [HTTPResponse]) { state = Locked((answers, [])) }
 
-    var requests: [HTTPRequest] { lock.withLock { received } }
+    var requests: [HTTPRequest] { state.withLock { $0.received } }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-      lock.withLock {
-        received.append(request)
-        return answers.count > 1 ? answers.removeFirst() : answers[0]
+      state.withLock { state in
+        state.received.append(request)
+        return state.answers.count > 1 ? state.answers.removeFirst() : state.answers[0]
       }
     }
   }
@@ -53,17 +34,16 @@ import Testing
   /// A middleware of the app's that, on the attempts `holdOn` lists (counting from 1), says it
   /// entered, waits for `latch` ignoring cancellation, then calls `next`; it reports whether
   /// `next` returned or threw.
-  final class HoldingMiddleware: Middleware, @unchecked Sendable {
+  struct HoldingMiddleware: Middleware {
     let entered: AsyncStream<Int>.Continuation
     let nextEnded: AsyncStream<Bool>.Continuation
-    let latch: Latch
+    let latch: AsyncGate
     let holdOn: Set<Int>
-    private let lock = NSLock()
-    private var attempts = 0
+    private let attempts = Locked(0)
 
     init(
       entered: AsyncStream<Int>.Continuation, nextEnded: AsyncStream<Bool>.Continuation,
-      latch: Latch, holdOn: Set<Int>
+      latch: AsyncGate, holdOn: Set<Int>
     ) {
       self.entered = entered
       self.nextEnded = nextEnded
@@ -74,9 +54,9 @@ import Testing
     func intercept(
       _ request: HTTPRequest, next: @Sendable (HTTPRequest) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-      let attempt = lock.withLock {
-        attempts += 1
-        return attempts
+      let attempt = attempts.withLock {
+        $0 += 1
+        return $0
       }
       if holdOn.contains(attempt) {
         entered.yield(attempt)
@@ -112,7 +92,7 @@ import Testing
       HTTPResponse(status: 503, body: Data("busy".utf8)),
       HTTPResponse(status: 200, body: Data("secret".utf8)),
     ])
-    let latch = Latch()
+    let latch = AsyncGate()
     let (entered, enteredContinuation) = AsyncStream.makeStream(of: Int.self)
     let (nextEnded, nextEndedContinuation) = AsyncStream.makeStream(of: Bool.self)
     let holding = HoldingMiddleware(
@@ -123,13 +103,7 @@ import Testing
       baseURL: Self.base, transport: transport,
       configuration: .init(timeout: nil, middleware: [retry, holding]))
     let endpoint = Endpoint<Data>(path: "dogs", decoding: .data)
-    let call = Task {
-      if streams {
-        _ = try await client.stream(endpoint).collect()
-      } else {
-        _ = try await client.send(endpoint)
-      }
-    }
+    let call = startCall(client, endpoint, streams: streams)
     var enteredEvents = entered.makeAsyncIterator()
     #expect(await enteredEvents.next() == 2)
     call.cancel()
@@ -149,7 +123,7 @@ import Testing
   @Test func aCallPastItsDeadlineInTheAppsMiddlewareTimesOutAndIsNotSent() async throws {
     let transport = ScriptedTransport([HTTPResponse(status: 200, body: Data("ok".utf8))])
     let clock = TestClock()
-    let latch = Latch()
+    let latch = AsyncGate()
     let (entered, enteredContinuation) = AsyncStream.makeStream(of: Int.self)
     let (_, nextEndedContinuation) = AsyncStream.makeStream(of: Bool.self)
     let holding = HoldingMiddleware(
@@ -171,7 +145,7 @@ import Testing
   /// middleware, is sent and answered.
   @Test func aCallAfterCancelAllIsStillSent() async throws {
     let transport = ScriptedTransport([HTTPResponse(status: 200, body: Data("ok".utf8))])
-    let latch = Latch()
+    let latch = AsyncGate()
     await latch.open()
     let (_, enteredContinuation) = AsyncStream.makeStream(of: Int.self)
     let (_, nextEndedContinuation) = AsyncStream.makeStream(of: Bool.self)
@@ -190,7 +164,7 @@ import Testing
   /// cancelled in its middleware, does not take the second one's answer down with it.
   @Test func aSharedCallSurvivesAnotherCallersCancellationInTheMiddleware() async throws {
     let transport = ScriptedTransport([HTTPResponse(status: 200, body: Data("ok".utf8))])
-    let latch = Latch()
+    let latch = AsyncGate()
     let (entered, enteredContinuation) = AsyncStream.makeStream(of: Int.self)
     let (_, nextEndedContinuation) = AsyncStream.makeStream(of: Bool.self)
     let holding = HoldingMiddleware(
@@ -220,7 +194,7 @@ import Testing
     }
     defer { server.stop() }
     let late = LateClient()
-    let latch = Latch()
+    let latch = AsyncGate()
     let (entered, enteredContinuation) = AsyncStream.makeStream(of: Int.self)
     let (nextEnded, nextEndedContinuation) = AsyncStream.makeStream(of: Bool.self)
     let holding = HoldingMiddleware(
@@ -229,13 +203,7 @@ import Testing
       server.baseURL, configuration: .init(timeout: nil, middleware: [holding]))
     late.client = client
     let endpoint = Endpoint<Data>(path: "dogs", decoding: .data)
-    let call = Task {
-      if streams {
-        _ = try await client.stream(endpoint).collect()
-      } else {
-        _ = try await client.send(endpoint)
-      }
-    }
+    let call = startCall(client, endpoint, streams: streams)
     var enteredEvents = entered.makeAsyncIterator()
     _ = await enteredEvents.next()
     late.cancelAll()
@@ -414,7 +382,8 @@ import Testing
       let answer = try await Self.call(client, endpoint, streams: true)
       #expect(answer.head.headers["X-Trace"] == "t-2")
       #expect(answer.head.headers.values(for: "Set-Cookie") == ["k=1"])
-      #expect(throws: (any Error).self) { try answer.body.get() }
+      let error = #expect(throws: APIError.self) { try answer.body.get() }
+      #expect(error?.kind == .transport, "got \(String(describing: error))")
     } else {
       let error = await #expect(throws: APIError.self) { try await client.send(endpoint) }
       #expect(error?.kind == .transport, "got \(String(describing: error))")

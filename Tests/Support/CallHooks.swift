@@ -60,3 +60,17 @@ package struct CountsPasses: Middleware {
     return try await next(request)
   }
 }
+
+/// A task that makes one call of `endpoint` through `client`: streamed and read to its end when
+/// `streams`, else buffered with `send`.
+package func startCall(_ client: APIClient, _ endpoint: Endpoint<Data>, streams: Bool)
+  -> Task<Void, any Error>
+{
+  Task {
+    if streams {
+      _ = try await client.stream(endpoint).collect()
+    } else {
+      _ = try await client.send(endpoint)
+    }
+  }
+}

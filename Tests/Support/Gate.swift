@@ -19,3 +19,25 @@ package final class Gate: Sendable {
     semaphore.signal()
   }
 }
+
+/// Holds every task that waits for it, suspended and ignoring cancellation, until a test opens
+/// it; open, it lets every task through at once. The async counterpart of ``Gate``.
+package actor AsyncGate {
+  private var isOpen = false
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+
+  package init() {}
+
+  /// Wait until the gate is open.
+  package func wait() async {
+    if isOpen { return }
+    await withCheckedContinuation { waiters.append($0) }
+  }
+
+  /// Open the gate for good.
+  package func open() {
+    isOpen = true
+    for waiter in waiters { waiter.resume() }
+    waiters = []
+  }
+}

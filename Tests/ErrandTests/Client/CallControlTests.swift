@@ -219,20 +219,3 @@ import Testing
     #expect(listed.description.hasSuffix(" (buffered) [a, b]"))
   }
 }
-
-/// Holds the tasks that wait for it until it is opened.
-actor AsyncGate {
-  private var isOpen = false
-  private var waiters: [CheckedContinuation<Void, Never>] = []
-
-  func wait() async {
-    if isOpen { return }
-    await withCheckedContinuation { waiters.append($0) }
-  }
-
-  func open() {
-    isOpen = true
-    for waiter in waiters { waiter.resume() }
-    waiters = []
-  }
-}

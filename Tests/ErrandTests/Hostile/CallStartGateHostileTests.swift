@@ -58,13 +58,7 @@ import Testing
     late.client = client
     #expect(!client.endsItsOwnWaits(for: Endpoint<Data>(path: "x")))
     let endpoint = Endpoint<Data>(path: "dogs", decoding: .data)
-    let call = Task {
-      if streams {
-        _ = try await client.stream(endpoint).collect()
-      } else {
-        _ = try await client.send(endpoint)
-      }
-    }
+    let call = startCall(client, endpoint, streams: streams)
     var events = entered.makeAsyncIterator()
     _ = await events.next()
     if canceller == .theCaller { call.cancel() }

@@ -37,23 +37,6 @@ actor ScriptedTokens: ExpiringTokenProvider {
   }
 }
 
-/// A one-way door for tasks: `wait()` returns once `open()` was called.
-actor Latch {
-  private var isOpen = false
-  private var waiters: [CheckedContinuation<Void, Never>] = []
-
-  func wait() async {
-    if isOpen { return }
-    await withCheckedContinuation { waiters.append($0) }
-  }
-
-  func open() {
-    isOpen = true
-    for waiter in waiters { waiter.resume() }
-    waiters = []
-  }
-}
-
 /// Sets a header on every request it passes on: a tracing middleware that copies a value it was
 /// given, placed after an authentication middleware.
 struct SetsHeaderAfter: Middleware {
@@ -213,8 +196,8 @@ struct SignsRequests: Middleware {
       return AccessToken("token-\(attempt)", lifetime: .seconds(600))
     }
     let auth = BearerAuthenticationMiddleware(provider: tokens, leeway: .seconds(60), clock: clock)
-    let arrived = Latch()
-    let answer = Latch()
+    let arrived = AsyncGate()
+    let answer = AsyncGate()
     let stub = StubTransport { request in
       guard request.url.path.hasSuffix("/slow") else { return .status(200) }
       if request.headers["Authorization"] == "Bearer token-0" {

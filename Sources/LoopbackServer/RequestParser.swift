@@ -17,7 +17,8 @@ package enum ParsedRequest: Equatable, Sendable {
 /// one decimal number, both `Transfer-Encoding` and `Content-Length`, a header line without a
 /// colon) is malformed, never a crash. Pure, so that it can be fuzzed.
 package enum RequestParser {
-  /// The longest head accepted, in bytes.
+  /// The longest head accepted, in bytes: from the request line to the empty line that ends the
+  /// head, that line's CRLF included.
   package static let maximumHeadLength = 64 * 1024
   /// The longest chunk-size line accepted, extensions included.
   static let maximumChunkLineLength = 4 * 1024
@@ -84,13 +85,15 @@ package enum RequestParser {
   /// The head at the start of `bytes`, searched for from `searchedTo` (where an earlier search
   /// of a shorter start of them stopped), which it moves on when the head is not whole yet.
   private static func head(of bytes: [UInt8], searchedTo: inout Int) -> HeadOutcome {
-    let limit = maximumHeadLength + 4
-    let from = min(searchedTo, limit)
-    guard let headEnd = find(crlfcrlf, in: bytes, from: from, within: limit - from) else {
+    // Where the head's final CRLFCRLF may start at the latest, for the head to end by
+    // `maximumHeadLength`.
+    let lastStart = maximumHeadLength - crlfcrlf.count
+    let from = min(searchedTo, lastStart)
+    guard let headEnd = find(crlfcrlf, in: bytes, from: from, within: lastStart - from) else {
       // The next search starts where the end of the head could still begin.
       searchedTo = max(0, bytes.count - (crlfcrlf.count - 1))
       // Too long once the whole window the head may end in has arrived without its end.
-      return bytes.count >= limit + crlfcrlf.count
+      return bytes.count >= maximumHeadLength
         ? .malformed("the head is longer than \(maximumHeadLength) bytes") : .incomplete
     }
     if let problem = lineEndProblem(in: bytes[..<(headEnd + 2)]) {

@@ -104,16 +104,43 @@ import Testing
     #expect(Self.splitDependence(request, cuts: 1..<request.count).isEmpty)
   }
 
-  /// Heads at 64 KiB and at the parser's real limit (the terminator may start at byte 65,540),
-  /// and one byte over: every prefix near the end, in pieces and whole, agree; and the verdict
-  /// does not depend on where the client's bytes were split.
-  @Test(arguments: [65_532, 65_536, 65_539, 65_540, 65_541])
+  /// Heads at the limit (65,536 bytes with the final CRLFCRLF: 65,532 before it) and over it:
+  /// every prefix near the end, in pieces and whole, agree; and the verdict does not depend on
+  /// where the client's bytes were split.
+  @Test(arguments: [65_531, 65_532, 65_533, 65_536, 65_541])
   func aHeadAtTheLimitGivesOneVerdictHoweverItIsSplit(headLength: Int) {
     let request = Self.get(headLength: headLength)
     let near = (request.count - 12)...request.count
     #expect(Self.mismatches(request, lengths: near).isEmpty)
     let found = Self.splitDependence(request, cuts: near.dropLast())
     #expect(found.isEmpty, "head of \(headLength) bytes: \(found.prefix(4))")
+  }
+
+  /// The limit is the documented one: a head of `maximumHeadLength` bytes, its final CRLFCRLF
+  /// included, is read; one byte more is refused, whole or read a byte at a time near its end.
+  @Test(arguments: [0, 1])
+  func theHeadLimitIsExact(over: Int) {
+    let limit = RequestParser.maximumHeadLength
+    #expect(limit == 65_536)
+    let request = Self.get(headLength: limit - 4 + over)
+    #expect(request.count == limit + over)
+    var progress = ParseProgress()
+    var verdict = RequestParser.parse([], progress: &progress)
+    for length in (request.count - 8)...request.count {
+      verdict = RequestParser.parse(Array(request[..<length]), progress: &progress)
+    }
+    for outcome in [verdict, RequestParser.parse(request)] {
+      switch outcome {
+      case .complete(let parsed, let consumed):
+        #expect(over == 0, "a head of \(request.count) bytes was read")
+        #expect(consumed == request.count && parsed.target == "/big")
+      case .malformed(let reason):
+        #expect(over == 1, "a head of \(request.count) bytes was refused: \(reason)")
+        #expect(reason == "the head is longer than 65536 bytes")
+      case .incomplete:
+        Issue.record("a whole head of \(request.count) bytes is still incomplete")
+      }
+    }
   }
 
   @Test func aHeadSentOneByteAtATimeParsesAsWhole() {
@@ -269,14 +296,14 @@ import Testing
 
   // MARK: - Over a socket
 
-  /// A head at the parser's limit, its final CRLF CRLF split across two writes: the server must
+  /// A head at the parser's limit (65,536 bytes), its final CRLF CRLF split across two writes: the server must
   /// answer 200, as it does when the request comes in one write. (Between the writes the client
   /// reads for one second: a bounded read for an answer that must not come, so that the server
   /// reads the first part alone.)
   @Test func overASocketAHeadAtTheLimitSplitInItsEndIsServed() throws {
     let server = try LoopbackServer { _ in .text("fine") }
     defer { server.stop() }
-    let request = Self.get(headLength: 65_540)
+    let request = Self.get(headLength: RequestParser.maximumHeadLength - 4)
     let client = try RawConnection(port: server.port)
     defer { client.close() }
     #expect(client.send(Array(request[..<(request.count - 3)])))

@@ -38,24 +38,42 @@ extension HTTPRequest {
   }
 
   /// Whether `scheme` is `http` or `https`, in any case, read without making a lowercase copy.
-  private static func isHTTPScheme(_ scheme: String) -> Bool {
-    let bytes = scheme.utf8
-    guard bytes.count == 4 || bytes.count == 5 else { return false }
-    for (byte, expected) in zip(bytes, "https".utf8) where byte | 0x20 != expected {
-      return false
+  static func isHTTPScheme(_ scheme: String) -> Bool {
+    var count = 0
+    for byte in scheme.utf8 {
+      let expected: UInt8
+      switch count {
+      case 0: expected = UInt8(ascii: "h")
+      case 1, 2: expected = UInt8(ascii: "t")
+      case 3: expected = UInt8(ascii: "p")
+      case 4: expected = UInt8(ascii: "s")
+      default: return false
+      }
+      // Exact for these letters: only "H" and "h" give "h" with the bit 0x20 set, and so on.
+      guard byte | 0x20 == expected else { return false }
+      count += 1
     }
-    return true
+    return count == 4 || count == 5
   }
 
-  /// Whether `name` is one of ``framingHeaderNames``, in any case. A name of another length, or
-  /// not starting with one of their first letters, is ruled out before any lowercase copy is
-  /// made: the usual request has a handful of headers, none of them framing.
-  private static func isFramingHeaderName(_ name: String) -> Bool {
+  /// Whether `name` is one of ``framingHeaderNames``, in any ASCII case, compared without a
+  /// lowercase copy: every header of every request is checked, and the usual request has a
+  /// handful of headers, none of them framing. Names of another length are ruled out at once.
+  static func isFramingHeaderName(_ name: String) -> Bool {
     let bytes = name.utf8
-    guard let first = bytes.first, bytes.count >= 2, bytes.count <= 17,
-      "cthkpuCTHKPU".utf8.contains(first)
-    else { return false }
-    return framingHeaderNames.contains(name.lowercased())
+    switch bytes.count {
+    case 2: return bytes.equalsIgnoringASCIICase("te")
+    case 4: return bytes.equalsIgnoringASCIICase("host")
+    case 7:
+      return bytes.equalsIgnoringASCIICase("trailer") || bytes.equalsIgnoringASCIICase("upgrade")
+    case 10:
+      return bytes.equalsIgnoringASCIICase("connection")
+        || bytes.equalsIgnoringASCIICase("keep-alive")
+    case 14: return bytes.equalsIgnoringASCIICase("content-length")
+    case 16: return bytes.equalsIgnoringASCIICase("proxy-connection")
+    case 17: return bytes.equalsIgnoringASCIICase("transfer-encoding")
+    default: return false
+    }
   }
 
   /// Why `url` cannot be a body file, or `nil` when it is a regular file (or a link to one),
@@ -97,5 +115,22 @@ extension HTTPMethod {
   var validationProblem: String? {
     isValidToken
       ? nil : "the method is not a valid token (a space, CR or LF could smuggle a second request)."
+  }
+}
+
+extension String.UTF8View {
+  /// Whether these bytes spell `lowercase` (lowercase ASCII) with any of its letters in upper
+  /// case; no other byte is folded.
+  fileprivate func equalsIgnoringASCIICase(_ lowercase: StaticString) -> Bool {
+    guard count == lowercase.utf8CodeUnitCount else { return false }
+    return lowercase.withUTF8Buffer { expected in
+      var index = 0
+      for byte in self {
+        let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+        guard folded == expected[index] else { return false }
+        index += 1
+      }
+      return true
+    }
   }
 }

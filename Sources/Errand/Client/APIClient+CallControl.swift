@@ -64,7 +64,8 @@ extension APIClient {
       cancellation in
       var exchange = exchange
       exchange.cancellation = cancellation
-      return try await self.run(request, for: endpoint, as: exchange)
+      return try await self.run(
+        request, for: endpoint, as: exchange, described: registration.endpoint)
     }
   }
 

@@ -9,8 +9,12 @@ extension APIClient {
   /// could not start before it. `exchange` (whether the call streams, who hears its upload
   /// progress and its events) gets the deadline, the endpoint's sample and what to withhold, and
   /// goes as a parameter through the chain to the transport.
+  ///
+  /// `described` is the endpoint as ``Endpoint/description(redactedBy:)`` describes it with the
+  /// client's redaction, when the caller has it already.
   nonisolated func run<Value>(
-    _ request: HTTPRequest, for endpoint: Endpoint<Value>, as exchange: Exchange = Exchange()
+    _ request: HTTPRequest, for endpoint: Endpoint<Value>, as exchange: Exchange = Exchange(),
+    described: String? = nil
   ) async throws -> HTTPResponse {
     var exchange = exchange
     if endpoint.withholdsSecrets {
@@ -27,7 +31,7 @@ extension APIClient {
     exchange.priority = endpoint.priority
     exchange.shares = sharing != nil && endpoint.sharesInFlight && !exchange.streams
     var context = RequestContext(
-      endpoint: endpoint.description(redactedBy: configuration.redaction),
+      endpoint: described ?? endpoint.description(redactedBy: configuration.redaction),
       requiresAuthentication: endpoint.requiresAuthentication && !endpoint.withholdsSecrets
         && !endpoint.leavesOrigin(of: baseURL, trustedHosts: configuration.trustedHosts),
       sample: endpoint.sample, isIdempotent: endpoint.retriesSafely)
@@ -36,11 +40,10 @@ extension APIClient {
     context.cachePolicy = endpoint.cachePolicy
     context.events = exchange.events
     context.cancellation = exchange.cancellation
-    context.clientHeaders = Set(configuration.headers.fields.map { $0.name.lowercased() })
-      .subtracting(configuration.crossOriginHeaders)
-    let chain = Self.ordered(
+    context.clientHeaders = clientHeaderNames
+    let chain =
       endpoint.middleware.isEmpty
-        ? configuration.middleware : configuration.middleware + endpoint.middleware)
+      ? orderedMiddleware : Self.ordered(configuration.middleware + endpoint.middleware)
     var response: HTTPResponse
     do {
       response = try await RequestContext.$current.withValue(context) {

@@ -41,6 +41,11 @@ public actor APIClient {
   /// Whether the transport and the client's middleware are all Errand's own, whose waits end
   /// when ``cancelAll()`` cancels a call: its calls then run in their caller's task.
   nonisolated let endsItsOwnWaits: Bool
+  /// The configuration's middleware in the order it runs (``ordered(_:)``), worked out once.
+  nonisolated let orderedMiddleware: [any Middleware]
+  /// The lowercased names of the client's default headers that are not safe at every origin
+  /// (``RequestContext/clientHeaders``), worked out once.
+  nonisolated let clientHeaderNames: Set<String>
 
   /// Create a client for a base URL.
   /// - Parameters:
@@ -66,6 +71,9 @@ public actor APIClient {
     self.endsItsOwnWaits =
       transport is any CallCancellationAware
       && configuration.middleware.allSatisfy { $0 is any CallCancellationAware }
+    self.orderedMiddleware = Self.ordered(configuration.middleware)
+    self.clientHeaderNames = Set(configuration.headers.fields.map { $0.name.lowercased() })
+      .subtracting(configuration.crossOriginHeaders)
   }
 
   deinit {

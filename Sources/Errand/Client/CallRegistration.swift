@@ -6,10 +6,13 @@ import Foundation
 final class CallRegistration: Sendable {
   private let registry: CallRegistry
   private let id: UInt64
+  /// The endpoint, described as it was registered.
+  let endpoint: String
 
   /// Register a call that starts now.
   init(_ registry: CallRegistry, endpoint: String, tags: Set<String>, kind: InFlightCall.Kind) {
     self.registry = registry
+    self.endpoint = endpoint
     id = registry.register(endpoint: endpoint, tags: tags, kind: kind)
   }
 

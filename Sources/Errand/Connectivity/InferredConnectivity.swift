@@ -130,7 +130,7 @@ public final class InferredConnectivity: ConnectivitySource {
   private func probeLater(episode: Int) -> Task<Void, Never> {
     let (clock, interval) = (clock, probeInterval)
     return Task { [weak self] in
-      try? await clock.sleep(for: interval)
+      try? await clock.sleep(for: interval.sleepable)
       guard !Task.isCancelled, let self else { return }
       let tells = self.state.withLock { state -> Bool in
         guard state.offline, state.episode == episode else { return false }

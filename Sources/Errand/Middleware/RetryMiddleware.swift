@@ -89,9 +89,11 @@ public struct RetryMiddleware: Middleware {
       context?.events?.post(.retryScheduled(afterAttempt: attempt, reason: reason, wait: wait))
       // Ended, as the call, by its client's `cancelAll()` when the call has no task of its own.
       if let cancellation = context?.cancellation {
-        try await withCancellation(endedBy: cancellation) { try await clock.sleep(for: wait) }
+        try await withCancellation(endedBy: cancellation) {
+          try await clock.sleep(for: wait.sleepable)
+        }
       } else {
-        try await clock.sleep(for: wait)
+        try await clock.sleep(for: wait.sleepable)
       }
       attempt += 1
     }

@@ -44,3 +44,15 @@ extension Duration {
     return overflow || carry ? .max : total
   }
 }
+
+extension Duration {
+  /// The longest a single sleep on a clock lasts: 2^60 seconds (some 36 billion years). The
+  /// standard library's clocks trap ("Not enough bits to represent the passed value") when asked
+  /// to sleep until an instant past `Int64.max` seconds, so a wait of `.seconds(Int64.max)` (an
+  /// app's "no limit", or a server's 10^20-second `Retry-After` under a lifted cap) sleeps this
+  /// long instead: for ever, in effect, until it is cancelled.
+  package static let longestSleep: Duration = .seconds(Int64(1) << 60)
+
+  /// This duration, at most ``longestSleep``: what to pass to `Clock.sleep(for:)`.
+  package var sleepable: Duration { Swift.min(self, .longestSleep) }
+}

@@ -57,7 +57,8 @@ private struct Start<C: Clock<Duration>>: Origin {
       let id = scheduler.schedule(after: duration - elapsed, handler)
       return { scheduler.cancel(id) }
     }
-    let deadline = instant.advanced(by: duration)
+    // A deadline of centuries is "never": a standard clock traps past `Int64.max` seconds.
+    let deadline = instant.advanced(by: duration.sleepable)
     let sleeper = Task { [clock] in
       do {
         try await clock.sleep(until: deadline, tolerance: nil)

@@ -24,9 +24,18 @@ public final class TestClock: Clock, Sendable {
       self.offset = offset
     }
 
-    /// The instant `duration` later.
+    /// The instant `duration` later, saturated at about ±2.3 × 10^21 years (eight times
+    /// `.seconds(Int64.max)`) rather than overflowing `Duration`: a test that advances by
+    /// `.seconds(Int64.max)` again and again ("run every timer") keeps going.
     public func advanced(by duration: Duration) -> Instant {
-      Instant(offset: offset + duration)
+      Instant(offset: Self.saturated(Self.saturated(offset) + Self.saturated(duration)))
+    }
+
+    /// The farthest an instant's offset goes either way; twice it still fits a `Duration`.
+    private static let farthest = Duration.seconds(Int64.max) * 8
+
+    private static func saturated(_ duration: Duration) -> Duration {
+      Swift.min(Swift.max(duration, .zero - farthest), farthest)
     }
 
     /// The time from this instant to `other`.

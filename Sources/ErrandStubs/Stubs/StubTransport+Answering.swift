@@ -151,7 +151,7 @@ extension StubTransport {
         var sent = 0
         for (index, chunk) in stream.chunks.enumerated() {
           if index > 0, stream.interval > .zero {
-            try await clock.sleep(for: stream.interval)
+            try await clock.sleep(for: stream.interval.sleepable)
           }
           if writer.write(chunk) == .stop { return }
           sent += chunk.count
@@ -264,7 +264,7 @@ extension StubTransport {
   ) async throws -> Resolved {
     let delay = answer.delay ?? defaultDelay
     if delay > .zero {
-      try await clock.sleep(for: delay)
+      try await clock.sleep(for: delay.sleepable)
     }
     switch answer.kind {
     case .response, .stream, .passthrough, .failure:

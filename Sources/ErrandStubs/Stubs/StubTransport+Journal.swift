@@ -28,7 +28,7 @@ extension StubTransport {
       try await withCheckedThrowingContinuation { continuation in
         waiters.append((id, continuation))
         Task { [weak self] in
-          try? await Task.sleep(for: timeout)
+          try? await Task.sleep(for: timeout.sleepable)
           await self?.expire(id, after: timeout)
         }
       }

@@ -33,18 +33,26 @@ import Foundation
 /// once with ``APIError/timedOut(_:)``, whose ``APIError/Context/rateLimitWait`` says how long it
 /// would have waited.
 public struct CallLimits: Sendable, Hashable {
-  /// The most exchanges the client has with servers at once, or `nil` for no limit.
-  public var maximumCalls: Int?
-  /// The most exchanges with one origin (scheme, host and port) at once, or `nil` for no limit.
-  public var maximumCallsPerHost: Int?
+  /// The most exchanges the client has with servers at once, or `nil` for no limit; at least 1
+  /// (a smaller number set here counts as 1, as in the initializer: 0 would hold every call).
+  public var maximumCalls: Int? {
+    didSet { maximumCalls = maximumCalls.map { max(1, $0) } }
+  }
+  /// The most exchanges with one origin (scheme, host and port) at once, or `nil` for no limit;
+  /// at least 1, as ``maximumCalls``.
+  public var maximumCallsPerHost: Int? {
+    didSet { maximumCallsPerHost = maximumCallsPerHost.map { max(1, $0) } }
+  }
   /// How fast calls may go to one origin, or `nil` for as fast as they come.
   public var rate: RequestRate?
   /// Whether a host's `Retry-After` (on a `429` or `503`) and `RateLimit` fields hold back every
   /// call to it; `true` by default.
   public var followsServerLimits: Bool
   /// The longest a server's `Retry-After` or `RateLimit` window holds its host back: 5 minutes
-  /// by default.
-  public var longestPause: Duration
+  /// by default; at least zero.
+  public var longestPause: Duration {
+    didSet { longestPause = max(.zero, longestPause) }
+  }
 
   /// Limits for a client.
   /// - Parameters:
@@ -70,10 +78,15 @@ public struct CallLimits: Sendable, Hashable {
 /// refills at ``count`` per ``interval``, so a burst of ``count`` goes at once and the rest
 /// follow at the rate.
 public struct RequestRate: Sendable, Hashable {
-  /// How many calls per interval (and the largest burst).
-  public var count: Int
-  /// The interval.
-  public var interval: Duration
+  /// How many calls per interval (and the largest burst); at least 1, whether set here or in
+  /// the initializer (0 would divide the interval by zero, a negative count never let a call go).
+  public var count: Int {
+    didSet { count = max(1, count) }
+  }
+  /// The interval; at least a millisecond, whether set here or in the initializer.
+  public var interval: Duration {
+    didSet { interval = max(.milliseconds(1), interval) }
+  }
 
   /// A rate of `count` calls per `interval`.
   /// - Parameters:

@@ -31,12 +31,19 @@ import Foundation
 public final class CookieJar: Sendable, CustomStringConvertible, CustomReflectable {
   /// How much a jar keeps.
   public struct Limits: Sendable, Hashable {
-    /// The most cookies for one domain (RFC 6265bis asks for at least 50).
-    public var cookiesPerDomain: Int
-    /// The most cookies in the jar (RFC 6265bis asks for at least 3000).
-    public var cookies: Int
-    /// The longest a cookie lasts, whatever its `Expires` or `Max-Age` say.
-    public var lifetime: Duration
+    /// The most cookies for one domain (RFC 6265bis asks for at least 50); at least 1, whether
+    /// set here or in the initializer.
+    public var cookiesPerDomain: Int {
+      didSet { cookiesPerDomain = max(1, cookiesPerDomain) }
+    }
+    /// The most cookies in the jar (RFC 6265bis asks for at least 3000); at least 1.
+    public var cookies: Int {
+      didSet { cookies = max(1, cookies) }
+    }
+    /// The longest a cookie lasts, whatever its `Expires` or `Max-Age` say; at least zero.
+    public var lifetime: Duration {
+      didSet { lifetime = max(.zero, lifetime) }
+    }
 
     /// Limits.
     /// - Parameters:

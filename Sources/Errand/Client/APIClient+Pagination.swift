@@ -54,9 +54,16 @@ extension Endpoint {
   func nextLink(
     after response: HTTPResponse, of request: HTTPRequest, trustedHosts: Set<String>
   ) -> Endpoint? {
+    // RFC 8288 §3.2: an `anchor` makes a link about another resource; a `next` anchored
+    // anywhere but this response is not this list's next page.
+    let context = response.url ?? request.url
     guard
-      var url = LinkHeader(response.headers, relativeTo: response.url ?? request.url)
-        .url(for: "next")
+      var url = LinkHeader(response.headers, relativeTo: context).links.first(where: { link in
+        link.relations.contains("next")
+          && link.parameters["anchor"].map {
+            URL(string: $0, relativeTo: context)?.absoluteURL == context.absoluteURL
+          } ?? true
+      })?.url
     else { return nil }
     if url.user != nil || url.password != nil,
       var components = URLComponents(url: url, resolvingAgainstBaseURL: true)

@@ -98,11 +98,10 @@ public struct RetryPolicy: Sendable {
   public func retryAfter(_ value: String, now: Date) -> Duration? {
     let trimmed = value.trimmingCharacters(in: .whitespaces)
     let wait: Duration
-    if let seconds = Int(trimmed), seconds >= 0 {
-      wait = .seconds(seconds)
-    } else if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
-      // Delay-seconds too large for an `Int` (RFC 9110 sets no bound): as long as allowed.
-      wait = maxRetryAfter
+    if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+      // RFC 9110 §10.2.3: delay-seconds is digits alone (no sign, which `Int(_:)` would take);
+      // one too large for an `Int` (RFC 9110 sets no bound) is as long as allowed.
+      wait = Int(trimmed).map { .seconds($0) } ?? maxRetryAfter
     } else if let date = HTTPDate.parse(trimmed, now: now) {
       wait = .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded(.up))))
     } else {

@@ -53,7 +53,13 @@ struct LineSplitter {
         endLine(into: &lines)
         afterCarriageReturn = true
       default:
-        guard pending.count < maximumLength else {
+        // A `\r` one past the limit may be half of the `\r\n` that ends a line of exactly the
+        // limit: held, and the next byte (or the end) decides; any other byte then throws.
+        guard
+          pending.count < maximumLength
+            || (byte == UInt8(ascii: "\r") && pending.count == maximumLength
+              && !endsAtLoneCarriageReturn)
+        else {
           pending = []
           throw LineTooLongError(unit: unit, limit: maximumLength)
         }

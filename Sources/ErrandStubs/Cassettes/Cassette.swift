@@ -186,6 +186,11 @@ extension Cassette.Exchange {
     guard case .number(let raw)? = response["status"], let status = Int(raw) else {
       throw ExchangeFieldError(field: "response.status", problem: "must be a number")
     }
+    // As a HAR entry's (HAR+Replay): a number that is not an HTTP status is not replayed.
+    guard (100...999).contains(status) else {
+      throw ExchangeFieldError(
+        field: "response.status", problem: "must be an HTTP status (100 to 999), not \(status)")
+    }
     let requestBody = try Self.body(request["body"], field: "request.body")
     self.request = HTTPRequest(
       method: HTTPMethod(rawValue: method), url: url,

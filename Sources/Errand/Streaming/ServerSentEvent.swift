@@ -51,9 +51,18 @@ public struct ServerSentEvent: Sendable, Hashable {
     wireFormat(after: nil)
   }
 
+  /// `text` up to its first line break: a field's value cannot hold one (the rest would be read
+  /// as a field of its own, `id: 1` then `data: forged`), so an `event` or `id` with a line
+  /// break is written, and read back, as its first line.
+  private static func firstLine(of text: String) -> String {
+    String(String.UnicodeScalarView(text.unicodeScalars.prefix { $0 != "\n" && $0 != "\r" }))
+  }
+
   /// Events as a server sends them, one string per event, so that reading them back gives the
   /// same events: an `id` line where the last event ID changes (`id:` with no value where it is
   /// cleared, as after an event with an ID comes one without) and none where it carries over.
+  /// No field value can hold a line break, so an `event` or `id` that has one is written (and
+  /// read back) up to it, never as a field of its own.
   /// - Parameter events: The events, in order.
   /// - Returns: Each event's text, ending with the blank line that dispatches it.
   public static func wireFormat(of events: [ServerSentEvent]) -> [String] {
@@ -68,10 +77,10 @@ public struct ServerSentEvent: Sendable, Hashable {
   private func wireFormat(after previous: String?) -> String {
     var text = ""
     if event != "message" {
-      text += "event: \(event)\n"
+      text += "event: \(Self.firstLine(of: event))\n"
     }
     if id != previous {
-      text += id.map { "id: \($0)\n" } ?? "id:\n"
+      text += id.map { "id: \(Self.firstLine(of: $0))\n" } ?? "id:\n"
     }
     if let retry {
       text += "retry: \(retry.wholeMilliseconds)\n"

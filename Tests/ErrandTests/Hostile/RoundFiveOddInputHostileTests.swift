@@ -317,4 +317,28 @@ import Testing
     _ = jar.store(["a=1"], from: URL(string: "https://api.example.com/")!)
     #expect(jar.cookies(for: URL(string: "https://api.example.com/")!).count == 1)
   }
+  // MARK: - Cookies and size limits at their edges
+
+  /// RFC 6265bis §5.6.3: a `Domain` attribute with an empty value SHOULD be ignored entirely, so
+  /// `Domain=example.com; Domain=` leaves the cookie a domain cookie for example.com (the last
+  /// Domain attribute in the list is the non-empty one), not a host-only one.
+  @Test func emptyDomainAttributeIsIgnored() {
+    let jar = CookieJar()
+    _ = jar.store(
+      ["a=1; Domain=example.com; Domain="], from: URL(string: "https://api.example.com/")!)
+    #expect(jar.cookies(for: URL(string: "https://www.example.com/")!).map(\.name) == ["a"])
+  }
+
+  /// A body exactly as long as `maximumResponseSize` is accepted (the limit is the longest body
+  /// to accept), an empty one under a limit of 0 too.
+  @Test(arguments: [(0, 204), (10, 200)])
+  func bodyOfExactlyTheLimitIsAccepted(limit: Int, status: Int) async throws {
+    let stub = StubTransport()
+    let body = Data(repeating: UInt8(ascii: "a"), count: limit)
+    await stub.on(.get, "/v1/d", .chunks(limit == 0 ? [] : [body], status: status))
+    let client = APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(maximumResponseSize: limit))
+    #expect(try await client.send(Endpoint<Data>(path: "d", decoding: .data)) == body)
+  }
 }

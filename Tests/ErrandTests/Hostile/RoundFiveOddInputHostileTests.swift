@@ -317,17 +317,7 @@ import Testing
     _ = jar.store(["a=1"], from: URL(string: "https://api.example.com/")!)
     #expect(jar.cookies(for: URL(string: "https://api.example.com/")!).count == 1)
   }
-  // MARK: - Cookies and size limits at their edges
-
-  /// RFC 6265bis §5.6.3: a `Domain` attribute with an empty value SHOULD be ignored entirely, so
-  /// `Domain=example.com; Domain=` leaves the cookie a domain cookie for example.com (the last
-  /// Domain attribute in the list is the non-empty one), not a host-only one.
-  @Test func emptyDomainAttributeIsIgnored() {
-    let jar = CookieJar()
-    _ = jar.store(
-      ["a=1; Domain=example.com; Domain="], from: URL(string: "https://api.example.com/")!)
-    #expect(jar.cookies(for: URL(string: "https://www.example.com/")!).map(\.name) == ["a"])
-  }
+  // MARK: - Size limits at their edges
 
   /// A body exactly as long as `maximumResponseSize` is accepted (the limit is the longest body
   /// to accept), an empty one under a limit of 0 too.

@@ -4,14 +4,16 @@ public struct Response<Value> {
   public var value: Value
   /// The response as the transport returned it.
   public var response: HTTPResponse
-  /// The request as it was sent.
+  /// The request as the client built it from the endpoint, before the middleware (so without
+  /// the credentials a middleware adds); ``HTTPResponse/request`` on ``response`` is the request
+  /// as the transport got it.
   public var request: HTTPRequest
 
   /// Create a response.
   /// - Parameters:
   ///   - value: The decoded value.
   ///   - response: The response as the transport returned it.
-  ///   - request: The request as it was sent.
+  ///   - request: The request as the client built it.
   public init(value: Value, response: HTTPResponse, request: HTTPRequest) {
     self.value = value
     self.response = response

@@ -149,8 +149,10 @@ public struct Redaction: Sendable, Hashable {
 
   /// The URL with secrets replaced by a percent-encoded `<redacted>`, so that it stays a URL.
   func redactedURL(_ url: URL) -> URL {
-    // Nothing to hide without a query or user info: no parsing.
-    guard url.query != nil || url.user != nil || url.password != nil else {
+    // Nothing to hide without a query, a fragment or user info: no parsing. (A fragment alone
+    // carries OAuth's implicit-grant token: `redact(_:)` hides its pairs too.)
+    guard url.query != nil || url.fragment != nil || url.user != nil || url.password != nil
+    else {
       return url.absoluteURL
     }
     return URL(

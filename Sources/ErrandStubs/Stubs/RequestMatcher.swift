@@ -71,7 +71,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   public func mismatches(_ request: HTTPRequest) -> [String] {
     let parts = clauses.isEmpty ? [self] : clauses
     return parts.filter { !$0.matches(request) }.map { clause in
-      clause.sentInstead?(request) ?? "\(DiagnosticText.escaped(clause.description)): not matched"
+      clause.sentInstead?(request)
+        ?? "\(DiagnosticText.escaped(clause.shownDescription(redactedBy: request.reportRedaction))): not matched"
     }
   }
 
@@ -103,7 +104,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     RequestMatcher(
       template, hint: (nil, template),
       sentInstead: { DiagnosticText.escaped("path: expected \(template), sent \($0.url.path)") },
-      matches: { PathTemplate.matches(template, $0.url.path) })
+      matches: { PathTemplate.matches(template, segments: PathTemplate.segments(of: $0.url)) })
   }
 
   /// Requests that have a query item with this name and, when given, this value (decoded).
@@ -272,11 +273,31 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 /// Path templates such as `/v1/dogs/{id}`.
 enum PathTemplate {
   static func matches(_ template: String, _ path: String) -> Bool {
+    matches(template, segments: path.split(separator: "/", omittingEmptySubsequences: false))
+  }
+
+  /// Whether `template` matches a path given as its segments, each percent-decoded on its own.
+  static func matches<Segment: StringProtocol>(_ template: String, segments actual: [Segment])
+    -> Bool
+  {
     let expected = template.split(separator: "/", omittingEmptySubsequences: false)
-    let actual = path.split(separator: "/", omittingEmptySubsequences: false)
     guard expected.count == actual.count else { return false }
     return zip(expected, actual).allSatisfy { pattern, segment in
       isPlaceholder(pattern) ? !segment.isEmpty : pattern == segment
+    }
+  }
+
+  /// The URL's path split at its slashes before it is percent-decoded, each segment decoded
+  /// on its own: an encoded slash (`a%2Fb`) stays inside its segment instead of splitting it,
+  /// as the server that routes the request sees it.
+  static func segments(of url: URL) -> [String] {
+    guard
+      let encoded = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath
+    else {
+      return url.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    }
+    return encoded.split(separator: "/", omittingEmptySubsequences: false).map {
+      $0.removingPercentEncoding ?? String($0)
     }
   }
 

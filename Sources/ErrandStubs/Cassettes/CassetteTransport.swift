@@ -37,6 +37,9 @@ public actor CassetteTransport: Transport {
   private let redaction: Redaction
   private let allowsRepeats: Bool
   private let location: CallSite
+  /// Why the transport must not touch its file (a name that leads out of its folder), thrown by
+  /// every request.
+  private let refusal: CassetteError?
 
   private var cassette: Cassette?
   private var played: [Bool] = []
@@ -59,18 +62,31 @@ public actor CassetteTransport: Transport {
     redaction: Redaction = .default, allowsRepeats: Bool = false, fileID: String = #fileID,
     filePath: String = #filePath, line: Int = #line, column: Int = #column
   ) {
+    self.init(
+      url: url, mode: mode, upstream: upstream, matching: matching, redaction: redaction,
+      allowsRepeats: allowsRepeats, refusal: nil,
+      location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
+  }
+
+  /// Create a cassette transport that throws `refusal`, when there is one, instead of touching
+  /// its file.
+  private init(
+    url: URL, mode: Mode, upstream: (any Transport)?, matching: Matching, redaction: Redaction,
+    allowsRepeats: Bool, refusal: CassetteError?, location: CallSite
+  ) {
     self.url = url
     self.mode = mode
     self.upstream = upstream
     self.matching = matching
     self.redaction = redaction
     self.allowsRepeats = allowsRepeats
-    self.location = CallSite(
-      fileID: fileID, filePath: filePath, line: line, column: column)
+    self.refusal = refusal
+    self.location = location
   }
 
   /// Create a cassette transport for `cassettes/<name>.json` in the `Fixtures/` folder above the
-  /// calling file.
+  /// calling file. The name may hold folders (`dogs/list`) but no `..` segment: such a transport
+  /// touches no file, and every request throws ``CassetteError/unwritable(path:reason:)``.
   /// - Parameters:
   ///   - name: The cassette's name, without `.json`.
   ///   - mode: When to record and when to replay.
@@ -92,11 +108,20 @@ public actor CassetteTransport: Transport {
       (try? Fixtures.nearest(to: filePath).directory)
       ?? URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent(
         "Fixtures")
+    let cassettes = folder.appendingPathComponent("cassettes", isDirectory: true)
+    let url = cassettes.appendingPathComponent("\(name).json")
+    // A name may hold folders (`dogs/list`), never a way out of `cassettes/` (`../../x`).
+    let leaves = name.split(separator: "/", omittingEmptySubsequences: false).contains("..")
     self.init(
-      url: folder.appendingPathComponent("cassettes").appendingPathComponent("\(name).json"),
-      mode: mode,
-      upstream: upstream, matching: matching, redaction: redaction, allowsRepeats: allowsRepeats,
-      fileID: fileID, filePath: filePath, line: line, column: column)
+      url: url, mode: mode, upstream: upstream, matching: matching, redaction: redaction,
+      allowsRepeats: allowsRepeats,
+      refusal: leaves
+        ? .unwritable(
+          path: url.path,
+          reason: "its name \"\(name)\" leads out of \(cassettes.path); a cassette's name may "
+            + "hold folders but no \"..\"")
+        : nil,
+      location: CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
   /// A transport that replays `cassette`, already read (from a HAR), and records nothing.
@@ -111,6 +136,7 @@ public actor CassetteTransport: Transport {
     self.redaction = .default
     self.allowsRepeats = allowsRepeats
     self.location = location
+    self.refusal = nil
     self.cassette = cassette
     self.played = Array(repeating: false, count: cassette.exchanges.count)
   }
@@ -162,7 +188,9 @@ public actor CassetteTransport: Transport {
     }
     guard recording else {
       throw CassetteError.noMatch(
-        request: request.description, path: url.path,
+        // What the kit's reports hide: the request's redaction and the default on top, so a
+        // client with a narrower redaction does not see its token quoted.
+        request: request.reportedDescription, path: url.path,
         recorded: cassette.exchanges.enumerated().map { index, exchange in
           "\(Self.shown(exchange.request))\(played[index] ? " (played)" : "")"
         })
@@ -201,6 +229,9 @@ public actor CassetteTransport: Transport {
 
   /// Load the cassette on first use and decide whether this run records.
   private func prepare() throws(CassetteError) -> Cassette {
+    if let refusal {
+      throw refusal
+    }
     if let cassette {
       return cassette
     }

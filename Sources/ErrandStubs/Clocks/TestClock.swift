@@ -114,11 +114,14 @@ public final class TestClock: Clock, Sendable {
   }
 
   /// Move the clock forward and wake every sleeper whose deadline has come.
-  /// - Parameter duration: How far to move.
+  /// - Parameter duration: How far to move; a negative duration moves nothing, since a clock
+  ///   never goes back (a sleeper already woken would otherwise find itself early, and a timeout
+  ///   measured on the clock would grow).
   public func advance(by duration: Duration) async {
+    let step = max(duration, .zero)
     // Sleepers further out may come within a waiter's reach.
     let woken = state.change(\.waiters) { state -> [Sleeper] in
-      state.now = state.now.advanced(by: duration)
+      state.now = state.now.advanced(by: step)
       let now = state.now
       let due = state.sleepers.filter { $0.deadline <= now }
       state.sleepers.removeAll { $0.deadline <= now }

@@ -409,4 +409,33 @@ import Testing
       HTTPRequest(url: URL(string: "https://api.example.com/v1/dogs")!))
     #expect(answer?.status != 500, "an empty sequence answered with a 500 no one wrote")
   }
+
+  // MARK: More TestClock and trait probes
+
+  /// A stub delayed by 1 s on a test clock that the test advances by 5 s at once answered after
+  /// 1 s of the clock's time: the metrics it reports must say 1 s, not the 5 s of the advance
+  /// (a test of a "slow response" metric would read the advance, not the delay).
+  @Test func aDelayedAnswerReportsItsDelayNotTheWholeAdvance() async throws {
+    let clock = TestClock()
+    let stub = StubTransport(clock: clock)
+    await stub.on(.get, "/v1/slow", StubResponse.status(200).delayed(by: .seconds(1)))
+    let call = Task {
+      try await stub.send(HTTPRequest(url: URL(string: "https://api.example.com/v1/slow")!))
+    }
+    try #require(await clock.waitForSleepers(1, timeout: .seconds(10)))
+    await clock.advance(by: .seconds(5))
+    let response = try await call.value
+    #expect(response.metrics?.responseStart == .seconds(1))
+  }
+
+  /// The real trait, on a parameterized test whose cases run in parallel: each case is answered
+  /// by its own routes only.
+  @Test(.stubbed, arguments: 0..<6)
+  func parallelCasesOfAStubbedTestAreAnsweredByTheirOwnRoutes(_ index: Int) async throws {
+    await StubTransport.current.on(.get, "/v1/n", .status(200, body: Data("\(index)".utf8)))
+    try await Task.sleep(for: .milliseconds(20))
+    let client = APIClient(baseURL: Self.base, transport: .stubbed)
+    #expect(try await client.send(Endpoint<Data>(path: "n")) == Data("\(index)".utf8))
+    #expect(await StubTransport.current.requests.count == 1)
+  }
 }

@@ -228,7 +228,9 @@ extension StubTransport {
   /// A sequence's answer for the `call`th call (1-based): its last answer once it runs out; a
   /// bare `500` for an empty sequence.
   private static func pick(from answers: [StubResponse], call: Int) -> StubResponse {
-    guard let last = answers.last else { return .response(HTTPResponse(status: 500)) }
+    // An empty sequence is the test's mistake: say so, rather than invent a 500 that the code
+    // under test would take for the server's.
+    guard let last = answers.last else { return StubResponse(.failure(EmptyStubSequence())) }
     return call <= answers.count ? answers[call - 1] : last
   }
 
@@ -304,4 +306,13 @@ extension StubTransport {
       return "\(shown) (registered at \(route.location.short))\(misses)"
     }
   }
+}
+
+/// What a route answering with `StubResponse.sequence([])` throws: the sequence has no answer.
+struct EmptyStubSequence: Error, CustomStringConvertible, LocalizedError {
+  var description: String {
+    "StubResponse.sequence([]) has no answer to give: a sequence needs at least one answer."
+  }
+
+  var errorDescription: String? { description }
 }

@@ -22,6 +22,10 @@ struct Cassette: Equatable, Sendable {
 
   var exchanges: [Exchange] = []
 
+  /// Held while a cassette transport reads its file again, adds an exchange and writes it, so
+  /// that two transports of this process over one file never write over each other's exchanges.
+  static let saving = Locked(())
+
   // MARK: Reading
 
   /// Read a cassette file.

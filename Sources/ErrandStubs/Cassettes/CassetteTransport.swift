@@ -258,11 +258,30 @@ public actor CassetteTransport: Transport {
   func record(_ exchange: Cassette.Exchange) throws(CassetteError) {
     // What the cassette hides, and what the client that sent the request calls secret.
     let redaction = redaction.merging(exchange.request.redaction)
-    var updated = cassette ?? Cassette()
-    updated.exchanges.append(exchange.redacted(with: redaction))
-    try updated.save(to: url)
-    cassette = updated
-    played.append(true)
+    let redacted = exchange.redacted(with: redaction)
+    let outcome = Cassette.saving.withLock { _ -> Result<Void, CassetteError> in
+      var updated = cassette ?? Cassette()
+      // Another transport over the same file (a parallel test with the same cassette name) may
+      // have recorded since this one read it. Outside `.all`, which replaces the file, a file
+      // only grows: keep what the other wrote, as exchanges this one has not played.
+      if mode != .all, let onDisk = try? Cassette.load(from: url),
+        onDisk.exchanges.count > updated.exchanges.count
+      {
+        played += Array(
+          repeating: false, count: onDisk.exchanges.count - updated.exchanges.count)
+        updated = onDisk
+      }
+      updated.exchanges.append(redacted)
+      do throws(CassetteError) {
+        try updated.save(to: url)
+      } catch {
+        return .failure(error)
+      }
+      cassette = updated
+      played.append(true)
+      return .success(())
+    }
+    try outcome.get()
   }
 
   private func match(_ request: HTTPRequest, in cassette: Cassette) -> Int? {

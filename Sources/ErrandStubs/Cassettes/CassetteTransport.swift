@@ -263,12 +263,13 @@ public actor CassetteTransport: Transport {
       var updated = cassette ?? Cassette()
       // Another transport over the same file (a parallel test with the same cassette name) may
       // have recorded since this one read it. Outside `.all`, which replaces the file, a file
-      // only grows: keep what the other wrote, as exchanges this one has not played.
+      // only grows: keep what the other wrote. Those exchanges count as played here: they are
+      // not this transport's to replay, nor for its verifyAllPlayed() to report.
       if mode != .all, let onDisk = try? Cassette.load(from: url),
         onDisk.exchanges.count > updated.exchanges.count
       {
         played += Array(
-          repeating: false, count: onDisk.exchanges.count - updated.exchanges.count)
+          repeating: true, count: onDisk.exchanges.count - updated.exchanges.count)
         updated = onDisk
       }
       updated.exchanges.append(redacted)

@@ -43,7 +43,9 @@ public struct Redaction: Sendable, Hashable {
   }
 
   /// The usual secrets: API key and token headers (`X-API-Key`, `PRIVATE-TOKEN`, …); `token`, `access_token`, `api_key`, `key`,
-  /// `secret`, `password`, `signature` and similar query parameters and body fields.
+  /// `secret`, `password`, `signature` and similar query parameters and body fields; body fields
+  /// in camel case too (`accessToken`, `refreshToken`, `idToken`, `clientSecret`, `apiKey`), as
+  /// many JSON APIs name them.
   public static let `default` = Redaction(
     headers: [
       "x-api-key", "api-key", "x-auth-token", "x-access-token", "x-csrf-token", "private-token",
@@ -54,7 +56,7 @@ public struct Redaction: Sendable, Hashable {
     ],
     bodyFields: [
       "password", "token", "access_token", "refresh_token", "id_token", "secret", "client_secret",
-      "api_key", "apikey",
+      "api_key", "apikey", "accesstoken", "refreshtoken", "idtoken", "clientsecret",
     ])
 
   /// A redaction that hides everything this one or `other` hides.

@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A temporary file that holds the unread part of a body: removed from the directory as soon as
 /// it is open, so nothing is left behind, and emptied whenever the reader catches up.
 ///
@@ -19,12 +27,21 @@ final class SpillFile {
   init() throws {
     let url = FileManager.default.temporaryDirectory
       .appendingPathComponent("errand-body-\(UUID().uuidString)")
-    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+    // Created new, never through a link, and readable by its owner only from the start: the
+    // temporary folder is shared, and a file another user can open before it is unlinked is one
+    // they can read the rest of the body from.
+    let descriptor = open(url.path, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else {
       throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
     }
     defer { try? FileManager.default.removeItem(at: url) }
-    writer = try FileHandle(forWritingTo: url)
-    reader = try FileHandle(forReadingFrom: url)
+    writer = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    do {
+      reader = try FileHandle(forReadingFrom: url)
+    } catch {
+      try? writer.close()
+      throw error
+    }
     run.reserveCapacity(Self.runLength)
   }
 

@@ -38,8 +38,13 @@ public struct HTTPHeaders: Sendable, Hashable {
       hasher.combine(value)
     }
 
-    /// The field as it would appear on the wire, `Name: value`.
-    public var description: String { "\(name): \(value)" }
+    /// The field as it would appear on the wire, `Name: value`, except that the value of a
+    /// credential header (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`) reads
+    /// `<redacted>`: a printed list of fields is a log line too.
+    public var description: String {
+      HTTPHeaders.sensitiveNames.contains(name.lowercased())
+        ? "\(name): \(HTTPHeaders.redactedValue)" : "\(name): \(value)"
+    }
   }
 
   /// The fields in the order they were added.

@@ -153,6 +153,11 @@ extension Redaction {
         for member in members {
           if bodyFields.contains(member.key.lowercased()), case .string(let secret) = member.value {
             values.insert(secret)
+          } else if bodyFields.contains(member.key.lowercased()),
+            case .number(let secret) = member.value
+          {
+            // A PIN or a numeric code is as secret as a string one, and quoted as written.
+            values.insert(secret)
           } else {
             pending.append(member.value)
           }

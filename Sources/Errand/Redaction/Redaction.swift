@@ -45,7 +45,9 @@ public struct Redaction: Sendable, Hashable {
   /// The usual secrets: API key and token headers (`X-API-Key`, `PRIVATE-TOKEN`, …); `token`, `access_token`, `api_key`, `key`,
   /// `secret`, `password`, `signature` and similar query parameters and body fields; body fields
   /// in camel case too (`accessToken`, `refreshToken`, `idToken`, `clientSecret`, `apiKey`), as
-  /// many JSON APIs name them.
+  /// many JSON APIs name them; and the signature, credential and session token of an AWS or
+  /// Google Cloud Storage presigned URL (`X-Amz-Signature`, `X-Amz-Security-Token`,
+  /// `X-Goog-Signature`, …), which is a bearer credential on its own.
   public static let `default` = Redaction(
     headers: [
       "x-api-key", "api-key", "x-auth-token", "x-access-token", "x-csrf-token", "private-token",
@@ -53,6 +55,8 @@ public struct Redaction: Sendable, Hashable {
     queryParameters: [
       "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key", "secret",
       "client_secret", "password", "signature", "sig", "code",
+      "x-amz-signature", "x-amz-security-token", "x-amz-credential",
+      "x-goog-signature", "x-goog-credential",
     ],
     bodyFields: [
       "password", "token", "access_token", "refresh_token", "id_token", "secret", "client_secret",

@@ -1,0 +1,67 @@
+import Foundation
+
+// What `dump(_:)`, debuggers and `String(reflecting:)` show of the public values that hold an
+// app's secrets before any request is made: without a mirror of their own, they print every
+// stored property, header values and query items included.
+
+extension HTTPHeaders.Field: CustomReflectable {
+  /// The name, and the value unless it is a credential's (see ``description``).
+  public var customMirror: Mirror {
+    let hidden = HTTPHeaders.sensitiveNames.contains(name.lowercased())
+    return Mirror(
+      self, children: ["name": name, "value": hidden ? HTTPHeaders.redactedValue : value],
+      displayStyle: .struct)
+  }
+}
+
+extension HTTPHeaders: CustomReflectable {
+  /// The fields, with the values ``Redaction/default`` hides read `<redacted>`.
+  public var customMirror: Mirror {
+    Mirror(self, children: ["fields": Redaction.default.redact(self).fields], displayStyle: .struct)
+  }
+}
+
+extension Endpoint: CustomReflectable {
+  /// Every field, with the secrets ``Redaction/default`` names hidden: header values, query
+  /// values, and an absolute URL's user info and secret query values. The body is not shown.
+  public var customMirror: Mirror {
+    let redaction = Redaction.default
+    let query = query.map { item in
+      redaction.queryParameters.contains(item.name.lowercased())
+        ? "\(item.name)=\(HTTPHeaders.redactedValue)"
+        : item.value.map { "\(item.name)=\($0)" } ?? item.name
+    }
+    return Mirror(
+      self,
+      children: [
+        "method": method.rawValue, "path": path, "url": url.map(redaction.redact) as Any,
+        "query": query, "headers": redaction.redact(headers), "hasBody": body != nil,
+        "requiresAuthentication": requiresAuthentication, "timeout": timeout as Any,
+        "acceptableStatusCodes": acceptableStatusCodes as Any,
+        "isIdempotent": isIdempotent as Any, "middleware": middleware,
+        "sample": sample as Any, "maximumResponseSize": maximumResponseSize as Any,
+        "cachePolicy": cachePolicy as Any, "tags": tags, "priority": priority,
+        "sharesInFlight": sharesInFlight,
+      ], displayStyle: .struct)
+  }
+}
+
+extension APIClient.Configuration: CustomReflectable {
+  /// Every setting, with the default headers' secrets hidden by the configuration's own
+  /// ``redaction``.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "headers": redaction.redact(headers), "timeout": timeout as Any,
+        "acceptableStatusCodes": acceptableStatusCodes, "userAgent": userAgent as Any,
+        "middleware": middleware, "clock": clock,
+        "maximumResponseSize": maximumResponseSize as Any, "callLimits": callLimits as Any,
+        "sharesInFlightRequests": sharesInFlightRequests, "connectivity": connectivity as Any,
+        "maximumLineLength": maximumLineLength, "maximumEventSize": maximumEventSize as Any,
+        "redaction": redaction, "trustedHosts": trustedHosts,
+        "crossOriginHeaders": crossOriginHeaders, "eventListeners": eventListeners,
+        "cookieJar": cookieJar as Any,
+      ], displayStyle: .struct)
+  }
+}

@@ -1,7 +1,8 @@
 import Foundation
 
 extension Redaction {
-  /// A body with sensitive JSON or form fields hidden; other bodies are returned unchanged.
+  /// A body with sensitive JSON or form fields (URL-encoded or `multipart/form-data`) hidden;
+  /// other bodies are returned unchanged.
   ///
   /// A JSON body keeps its key order and formatting when nothing in it is secret, and is written
   /// compactly, in its own order, when something is; URLs inside its strings lose their secret
@@ -12,6 +13,9 @@ extension Redaction {
   ///   - contentType: The `Content-Type` header value, which tells a form from JSON.
   /// - Returns: The redacted body.
   public func redact(body: Data, contentType: String?) -> Data {
+    if let ranges = hiddenMultipartRanges(in: body, contentType: contentType) {
+      return ranges.isEmpty ? body : redact(multipart: body, ranges: ranges)
+    }
     if contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
       guard let text = String(data: body, encoding: .utf8) else { return body }
       return Data(Self.redactPairs(text, hiding: bodyFields, plusIsSpace: true).utf8)

@@ -53,7 +53,12 @@ extension Redaction {
     if let password = components?.password { values.insert(password) }
     if let user = components?.user { values.insert(user) }
     if let body = request.body {
-      if let json = try? JSONValue.parse(body) {
+      if let ranges = hiddenMultipartRanges(in: body, contentType: request.headers["Content-Type"])
+      {
+        for range in ranges {
+          values.insert(String(decoding: body[range], as: UTF8.self))
+        }
+      } else if let json = try? JSONValue.parse(body) {
         collect(from: json, into: &values)
       } else if let text = String(data: body, encoding: .utf8) {
         for pair in text.split(separator: "&") {

@@ -33,11 +33,23 @@ struct DiskCacheRecord: Codable {
     headers = entry.response.headers.fields.filter { !redaction.hidesHeader($0.name) }.map {
       [$0.name, $0.value]
     }
-    varying = entry.varying
+    // Fingerprints, never the values: `Vary` may name a header that holds a secret the
+    // redaction does not (the client's own tenant key, say).
+    // (The credentials' own entry is a fingerprint already.)
+    varying = Dictionary(
+      uniqueKeysWithValues: entry.varying.map { name, value in
+        (name, name == CacheEntry.credentialsKey ? value : value.map(Self.fingerprint))
+      })
     body = entry.response.body
     storedAt = Date()
     initialAge = Double(entry.age.components.seconds)
     lifetime = entry.lifetime.map { Double($0.components.seconds) }
+  }
+
+  /// What the record keeps of a `Vary` value: 128 bits of hash, so that a secret header's value
+  /// never reaches the disk.
+  static func fingerprint(_ value: String) -> String {
+    DiskCacheStore.hash(value, seed: 6) + DiskCacheStore.hash(value, seed: 7)
   }
 
   /// The most seconds an age, a lifetime or a time on disk may be: 2^32 s (136 years), past the
@@ -74,8 +86,23 @@ struct DiskCacheRecord: Codable {
     guard headers.validationProblem == nil else { return nil }
     var response = HTTPResponse(status: status, headers: headers, body: body, url: request.url)
     response.request = request
+    // The stored fingerprints as `request`'s own values where they match, and a value no
+    // request carries (a line feed) where they do not.
+    var restored: [String: String?] = [:]
+    for (name, stored) in varying {
+      guard name != CacheEntry.credentialsKey else {
+        restored[name] = .some(stored)
+        continue
+      }
+      guard let stored else {
+        restored[name] = .some(nil)
+        continue
+      }
+      let actual = CacheEntry.value(of: name, in: request)
+      restored[name] = .some(actual.flatMap { Self.fingerprint($0) == stored ? $0 : nil } ?? "\n")
+    }
     return CacheEntry(
-      response: response, varying: varying, initialAge: .seconds(initialAge + max(0, since)),
+      response: response, varying: restored, initialAge: .seconds(initialAge + max(0, since)),
       stored: Stopwatch(clock), lifetime: lifetime.map { .seconds($0) })
   }
 }

@@ -230,6 +230,36 @@ import Testing
     }
   }
 
+  /// What a `Vary` on the tenant key keeps apart on disk stays apart when read back by another
+  /// cache on the same folder (a new launch): the same tenant gets the stored answer, another
+  /// tenant does not.
+  @Test func aVaryOnTheTenantKeyKeepsTenantsApartOnDisk() async throws {
+    let folder = try TemporaryFolder()
+    let stub = StubTransport { request in
+      .status(
+        200, body: Data("report of \(request.headers["X-Tenant-Key"] ?? "-")".utf8),
+        headers: ["Cache-Control": "max-age=600", "Vary": "X-Tenant-Key"])
+    }
+    func tenant(_ key: String, _ cache: HTTPCache) -> APIClient {
+      APIClient(
+        baseURL: base, transport: stub,
+        configuration: APIClient.Configuration(
+          headers: ["X-Tenant-Key": key], middleware: [CachingMiddleware(cache: cache)]))
+    }
+    let report = Endpoint<Data>(path: "report", decoding: .data)
+    _ = try await tenant(Self.tenantKey, HTTPCache(directory: folder.url)).send(report)
+    let dir = folder.url
+    _ = await eventually { !Self.contents(of: dir).isEmpty }
+    let again = try await tenant(Self.tenantKey, HTTPCache(directory: folder.url))
+      .response(for: report)
+    #expect(again.response.cacheStatus == .hit)
+    #expect(String(decoding: again.value, as: UTF8.self) == "report of \(Self.tenantKey)")
+    let other = try await tenant("tenant-other-1", HTTPCache(directory: folder.url))
+      .response(for: report)
+    #expect(other.response.cacheStatus == .miss)
+    #expect(String(decoding: other.value, as: UTF8.self) == "report of tenant-other-1")
+  }
+
   /// The same with a key the redaction names, put there by a middleware listed after the
   /// cache: still nothing of it on disk.
   @Test func aVaryOnAKeyAMiddlewareAddsNeverWritesTheKeyToDisk() async throws {

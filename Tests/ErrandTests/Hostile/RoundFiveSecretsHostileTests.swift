@@ -206,6 +206,40 @@ import Testing
     }
   }
 
+  // MARK: - Archives
+
+  /// A HAR of the stub's journal, made to be attached to a bug report: a multipart login's
+  /// password and a presigned URL's signature are not in it.
+  @Test func aHAROfAMultipartLoginAndAPresignedDownloadHoldsNoSecret() async throws {
+    let stub = StubTransport { _ in .status(200, body: Data("ok".utf8)) }
+    let client = APIClient(baseURL: base, transport: stub)
+    let form = MultipartForm(parts: [.field("username", "ann"), .field("password", Self.password)])
+    _ = try await client.send(Endpoint<Data>(method: .post, path: "login", body: .multipart(form)))
+    _ = try await client.send(Endpoint<Data>(url: Self.presigned, decoding: .data))
+    let text = String(decoding: try await stub.har().encoded(), as: UTF8.self)
+    #expect(!text.contains(Self.password))
+    #expect(!text.contains(Self.signature))
+    #expect(!text.contains(Self.sessionToken))
+  }
+
+  /// A cassette recorded from an upstream is a file committed to a repository: a multipart
+  /// login's password and a presigned URL's signature are not in it.
+  @Test func aCassetteOfAMultipartLoginAndAPresignedDownloadHoldsNoSecret() async throws {
+    let folder = try TemporaryFolder()
+    let file = folder.appending("login.json")
+    let upstream = StubTransport { _ in .status(200, body: Data("ok".utf8)) }
+    let cassette = CassetteTransport(url: file, mode: .once, upstream: upstream)
+    let client = APIClient(baseURL: base, transport: cassette)
+    let form = MultipartForm(parts: [.field("username", "ann"), .field("password", Self.password)])
+    _ = try await client.send(Endpoint<Data>(method: .post, path: "login", body: .multipart(form)))
+    _ = try await client.send(Endpoint<Data>(url: Self.presigned, decoding: .data))
+    let text = String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self)
+    #expect(!text.isEmpty, "the cassette was not written")
+    #expect(!text.contains(Self.password))
+    #expect(!text.contains(Self.signature))
+    #expect(!text.contains(Self.sessionToken))
+  }
+
   // MARK: - Disk
 
   /// The client's own tenant key is a secret (it never goes to another origin, named in the

@@ -135,7 +135,7 @@ public struct Redaction: Sendable, Hashable {
 
   /// A response with sensitive headers and body fields hidden, and its URL's secrets too; every
   /// secret value its ``HTTPResponse/request`` carried (a token, an API key, a password) is
-  /// scrubbed from the body wherever a server echoed it. A `Content-Length` follows the redacted
+  /// scrubbed from the body and the header values wherever a server echoed it. A `Content-Length` follows the redacted
   /// body's length.
   /// - Parameter response: The response.
   /// - Returns: The redacted response.
@@ -143,8 +143,22 @@ public struct Redaction: Sendable, Hashable {
     var copy = response
     copy.headers = redact(response.headers)
     copy.body = redact(body: response.body, contentType: response.headers["Content-Type"])
-    if let request = response.request, !copy.body.isEmpty {
-      copy.body = Self.scrub(secretValues(in: request), from: copy.body)
+    if let request = response.request {
+      let secrets = secretValues(in: request)
+      if !copy.body.isEmpty {
+        copy.body = Self.scrub(secrets, from: copy.body)
+      }
+      // A server quotes what it refused in headers too (`WWW-Authenticate`'s
+      // `error_description`, a debugging echo).
+      if !secrets.isEmpty {
+        copy.headers = HTTPHeaders(
+          copy.headers.fields.map { field in
+            HTTPHeaders.Field(
+              name: field.name,
+              value: String(
+                decoding: Self.scrub(secrets, from: Data(field.value.utf8)), as: UTF8.self))
+          })
+      }
     }
     if copy.body.count != response.body.count, copy.headers["Content-Length"] != nil {
       copy.headers["Content-Length"] = String(copy.body.count)

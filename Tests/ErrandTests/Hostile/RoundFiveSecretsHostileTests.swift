@@ -32,8 +32,10 @@ import Testing
     }
   }
 
+  /// Whether `data` holds `text`, as written or base64-encoded (as a record's body is).
   static func contains(_ data: Data, _ text: String) -> Bool {
     data.range(of: Data(text.utf8)) != nil
+      || data.range(of: Data(Data(text.utf8).base64EncodedString().utf8)) != nil
   }
 
   /// An S3 presigned URL, as a storage API hands one out: the signature and the session token
@@ -188,9 +190,12 @@ import Testing
   @Test func anAnswerToAPresignedURLStaysOffTheDisk() async throws {
     let folder = try TemporaryFolder()
     let cache = HTTPCache(directory: folder.url)
-    let stub = StubTransport { _ in
+    let stub = StubTransport { request in
       .status(
-        200, body: Data("private report R5".utf8), headers: ["Cache-Control": "max-age=600"])
+        200,
+        body: Data(
+          (request.url.host == "api.example.com" ? "public answer R5" : "private report R5").utf8),
+        headers: ["Cache-Control": "max-age=600"])
     }
     let client = APIClient(
       baseURL: base, transport: stub,
@@ -198,8 +203,11 @@ import Testing
     _ = try await client.send(Endpoint<Data>(url: Self.presigned, decoding: .data))
     // A plain public answer, written after it, shows the store writes at all.
     _ = try await client.send(Endpoint<Data>(path: "public", decoding: .data))
+    // Waits for the public answer's file (the folder holds VERSION and LOCK from the start).
     let dir = folder.url
-    let written = await eventually { !Self.contents(of: dir).isEmpty }
+    let written = await eventually {
+      Self.contents(of: dir).contains { Self.contains($0.1, "public answer R5") }
+    }
     #expect(written)
     for (url, data) in Self.contents(of: folder.url) {
       #expect(!Self.contains(data, "private report R5"), "\(url.lastPathComponent)")
@@ -258,7 +266,10 @@ import Testing
         headers: ["X-Tenant-Key": Self.tenantKey], middleware: [CachingMiddleware(cache: cache)]))
     _ = try await client.send(Endpoint<Data>(path: "report", decoding: .data))
     let dir = folder.url
-    _ = await eventually { !Self.contents(of: dir).isEmpty }
+    let written = await eventually {
+      Self.contents(of: dir).contains { $0.0.pathExtension == "entry" }
+    }
+    #expect(written)
     for (url, data) in Self.contents(of: folder.url) {
       #expect(!Self.contains(data, Self.tenantKey), "\(url.lastPathComponent)")
     }

@@ -127,6 +127,27 @@ import Testing
     #expect(received.headers["x-plain"] == "kept")
   }
 
+  /// A default header of the client's own that the redaction does not name (a tenant key) stays
+  /// home too, unless the configuration lists it as safe at every origin; the safe ones go on.
+  @Test(arguments: TransportKind.allCases)
+  func aClientsOwnDefaultHeaderStaysBehindAtAnotherOrigin(_ transport: TransportKind) async throws {
+    let other = try LoopbackServer { _ in .text("elsewhere") }
+    defer { other.stop() }
+    let server = try LoopbackServer { _ in .redirect(to: other.url("/in")) }
+    defer { server.stop() }
+    var configuration = APIClient.Configuration(headers: [
+      "X-Tenant-Key": "tenant-7f3a", "X-Client-Version": "4.2", "Accept-Language": "fr",
+    ])
+    configuration.crossOriginHeaders.insert("X-Client-Version")
+    let client = transport.client(server.baseURL, configuration: configuration)
+    #expect(try await client.send(Endpoint<String>(path: "start")) == "elsewhere")
+    #expect(server.requests.first?.headers["x-tenant-key"] == "tenant-7f3a")
+    let received = try #require(other.requests.first)
+    #expect(received.headers["x-tenant-key"] == nil)
+    #expect(received.headers["x-client-version"] == "4.2")
+    #expect(received.headers["accept-language"] == "fr")
+  }
+
   @Test(arguments: TransportKind.allCases)
   func endless307sWithABodyAreTooManyRedirects(_ transport: TransportKind) async throws {
     let server = try LoopbackServer { request in

@@ -14,7 +14,8 @@ extension RedirectPolicy {
   ///   - status: The answer's status.
   ///   - trustedHosts: Hosts that may receive credentials and bodies across origins.
   /// - Returns: The next request: a `GET` without a body after a `303` (or a `301`/`302` after a
-  ///   `POST`), without the secret headers when it leaves the origin.
+  ///   `POST`), without the secret headers when it leaves the origin, nor the client's own
+  ///   default headers that are not safe there (read from the call's ``RequestContext``).
   /// - Throws: `URLError(.badServerResponse)` for a location that is not a URL, or the
   ///   ``RefusedRedirectError`` of a redirect the policy refuses.
   package static func request(
@@ -29,7 +30,8 @@ extension RedirectPolicy {
     switch decide(
       from: request.url, to: target, headers: request.headers, location: location,
       status: status, hasBody: hasBody, method: request.method.rawValue,
-      trustedHosts: trustedHosts, redaction: request.redaction)
+      trustedHosts: trustedHosts, redaction: request.redaction,
+      staysHome: RequestContext.current?.clientHeaders ?? [])
     {
     case .follow(let url, let headers):
       var followed = request

@@ -51,7 +51,8 @@ package enum RedirectPolicy {
   package static func decide(
     from source: URL?, to target: URL, headers: HTTPHeaders, location: String? = nil,
     status: Int = 302, hasBody: Bool = false, method: String = "GET",
-    trustedHosts: Set<String> = [], redaction: Redaction = .default
+    trustedHosts: Set<String> = [], redaction: Redaction = .default,
+    staysHome: Set<String> = []
   ) -> Decision {
     // A redirect that keeps the method keeps the body: a 307 or 308, and a 301 or 302 of anything
     // but a POST (which becomes a GET, as in browsers). URLSession on Linux repeats such a
@@ -98,8 +99,15 @@ package enum RedirectPolicy {
           reason: .bodyWouldBeDropped))
     }
     guard !trusted else { return .follow(target, headers) }
-    // Every header the redaction engine hides (credentials, API keys, auth tokens) stays behind.
-    return .follow(target, HTTPHeaders(headers.fields.filter { !redaction.hidesHeader($0.name) }))
+    // Every header the redaction engine hides (credentials, API keys, auth tokens) stays behind,
+    // and so does every default header of the client's own that is not safe at every origin
+    // (`staysHome`, lowercased: `APIClient.Configuration.crossOriginHeaders` says which are).
+    return .follow(
+      target,
+      HTTPHeaders(
+        headers.fields.filter {
+          !redaction.hidesHeader($0.name) && !staysHome.contains($0.name.lowercased())
+        }))
   }
 
   /// Whether two URLs share scheme, host and port (default ports made explicit).

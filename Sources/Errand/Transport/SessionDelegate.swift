@@ -37,8 +37,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Where the upload progress goes, when the call has an observer; the caller's answer
     /// follows the reports made before it.
     let progress: ProgressRelay?
-    /// Which headers stay behind when a redirect leaves the origin.
+    /// Which headers stay behind when a redirect leaves the origin: those it hides, and the
+    /// client's own default headers that are not safe at other origins (lowercased names).
     let redaction: Redaction
+    let staysHome: Set<String>
     /// Where the body goes once the head has arrived.
     var writer: HTTPBody.Writer?
     /// What is known of the transfer for its metrics.
@@ -181,11 +183,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
   /// when `streams`, else once the body has ended or backs up).
   func register(
     _ task: URLSessionTask, waiting: Waiting, exchange call: Exchange, limit: Int? = nil,
-    redaction: Redaction = .default
+    redaction: Redaction = .default, staysHome: Set<String> = []
   ) {
     let exchange = TaskExchange(
       waiting: waiting, phase: .exchanging(HeadHandOver(streams: call.streams)), limit: limit,
-      call: call, progress: call.progress.map { _ in ProgressRelay(call) }, redaction: redaction)
+      call: call, progress: call.progress.map { _ in ProgressRelay(call) }, redaction: redaction,
+      staysHome: staysHome)
     exchanges.withLock { $0[task.taskIdentifier] = exchange }
   }
 
@@ -401,10 +404,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
   ) {
     let original = task.originalRequest
-    let (redaction, call, followedBefore) = exchanges.withLock {
+    let (redaction, staysHome, call, followedBefore) = exchanges.withLock {
       (
-        $0[task.taskIdentifier]?.redaction ?? .default, $0[task.taskIdentifier]?.call,
-        !($0[task.taskIdentifier]?.observed.hops.isEmpty ?? true)
+        $0[task.taskIdentifier]?.redaction ?? .default, $0[task.taskIdentifier]?.staysHome ?? [],
+        $0[task.taskIdentifier]?.call, !($0[task.taskIdentifier]?.observed.hops.isEmpty ?? true)
       )
     }
     // The request this redirect answers has the original body only at the first hop: a hop
@@ -430,7 +433,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
       from: response.url ?? task.currentRequest?.url, to: target, headers: proposed,
       location: response.value(forHTTPHeaderField: "Location"), status: response.statusCode,
       hasBody: hasBody, method: original?.httpMethod ?? "GET", trustedHosts: trustedRedirectHosts,
-      redaction: redaction)
+      redaction: redaction, staysHome: staysHome)
     if case .follow(let url, _) = decision, let refused = trust?.refusal(for: url) {
       // Into a pinned host over plain HTTP, where no key is compared.
       call?.redirectRefused(refused)

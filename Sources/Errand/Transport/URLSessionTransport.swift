@@ -430,6 +430,8 @@ public final class URLSessionTransport: Transport {
     }
     let (session, delegate) =
       exchange.streams ? (streamingSession, streamingDelegate) : (self.session, self.delegate)
+    // Read here, in the caller's task: the delegate decides redirects on a queue of its own.
+    let staysHome = RequestContext.current?.clientHeaders ?? []
     return try await withTaskCancellationHandler {
       try await Waiting.wait { waiting in
         // Shared with the deadline and the cancellation handler before anything else happens,
@@ -456,7 +458,7 @@ public final class URLSessionTransport: Transport {
             }
             delegate.register(
               task, waiting: waiting, exchange: exchange, limit: request.maximumResponseSize,
-              redaction: request.redaction)
+              redaction: request.redaction, staysHome: staysHome)
           } else {
             // The session's delegate is the app's, and hears URLSession's metrics: the answer
             // has what Errand observes (when it started and ended, the body's size).

@@ -44,6 +44,17 @@ extension StubTransport {
   public nonisolated func exchange(
     _ request: HTTPRequest, _ exchange: Exchange
   ) async throws -> HTTPResponse {
+    if isTestScoped.withLock({ $0 }), let running = Self.scoped, running !== self {
+      // A client made in one `.stubbed` test, used in another: its routes are the other test's.
+      let message =
+        "\(request.method.rawValue) \(request.reportRedaction.redact(request.url)) was sent "
+        + "through the stub of another @Test(.stubbed) test: a client made with "
+        + "StubTransport.current (or .stubbed) belongs to the test that made it; make the "
+        + "client inside this test"
+      CallSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+        .recordIssueAtRunningTest(message)
+      throw APIError.invalidRequest(message)
+    }
     guard followsRedirects else {
       return try await journaled(request, exchange)
     }

@@ -106,8 +106,14 @@ extension StubTransport {
   ///
   /// Read outside such a test, it records an issue saying so, at the declaration of the test
   /// that read it (a getter cannot know its caller's line), and returns a fresh stub.
+  ///
+  /// A client made with it belongs to that test: a request it sends while another `.stubbed`
+  /// test runs (the client was kept in a `static` property, say) is refused with
+  /// `APIError.invalidRequest`, and that test gets an issue saying so, instead of the first
+  /// test's routes answering it.
   public static var current: StubTransport {
     if let scoped {
+      scoped.isTestScoped.withLock { $0 = true }
       return scoped
     }
     CallSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column)

@@ -48,6 +48,10 @@ public actor StubTransport: Transport {
   /// stub made without them.
   public nonisolated let connection: ConnectionOptions?
 
+  /// Whether ``current`` has handed this stub out as a `.stubbed` test's own: such a stub
+  /// refuses requests sent while another test's stub is the current one.
+  nonisolated let isTestScoped = Locked(false)
+
   /// Every request received, in order, with its body.
   public internal(set) var requests: [HTTPRequest] = []
   /// The requests the stub sent on to its upstream (``StubResponse/passthrough`` routes, and

@@ -47,6 +47,8 @@ package enum RedirectPolicy {
   ///   - method: The method of the request being redirected.
   ///   - trustedHosts: Hosts that may receive credentials and bodies across origins.
   ///   - redaction: Which headers are secret and stay behind at another origin.
+  ///   - staysHome: The client's own default headers that stay behind at another origin too
+  ///     (lowercased names: those not in its `crossOriginHeaders`).
   /// - Returns: Follow (where, with which headers), resend, or refuse.
   package static func decide(
     from source: URL?, to target: URL, headers: HTTPHeaders, location: String? = nil,

@@ -32,9 +32,9 @@ public final class TestClock: Clock, Sendable {
     }
 
     /// The farthest an instant's offset goes either way; twice it still fits a `Duration`.
-    private static let farthest = Duration.seconds(Int64.max) * 8
+    private static let farthest = Swift.Duration.seconds(Int64.max) * 8
 
-    private static func saturated(_ duration: Duration) -> Duration {
+    private static func saturated(_ duration: Swift.Duration) -> Swift.Duration {
       Swift.min(Swift.max(duration, .zero - farthest), farthest)
     }
 

@@ -22,13 +22,33 @@ import Testing
   static func cancelWhileWaiting<Value: Sendable>(
     ready: @Sendable () async throws -> Void = {},
     settle: Duration = .milliseconds(300),
-    _ operation: @escaping @Sendable () async throws -> Value
+    operation: @escaping @Sendable () async throws -> Value
   ) async throws -> Result<Value, any Error> {
     let task = Task { try await operation() }
     try await ready()
     try await Task.sleep(for: settle)
     task.cancel()
     return await task.result
+  }
+
+  /// How `operation` ended, as soon as it has; `nil` when it had not within `limit` (it hangs),
+  /// in which case it is cancelled.
+  static func outcome<Value: Sendable>(
+    within limit: Duration = .seconds(30),
+    of operation: @escaping @Sendable () async throws -> Value
+  ) async -> Result<Value, any Error>? {
+    await withTaskGroup(of: Result<Value, any Error>?.self) { group in
+      group.addTask {
+        do { return .success(try await operation()) } catch { return .failure(error) }
+      }
+      group.addTask {
+        try? await Task.sleep(for: limit)
+        return nil
+      }
+      let first = await group.next() ?? nil
+      group.cancelAll()
+      return first
+    }
   }
 
   // MARK: - Retry-After (RFC 9110 §10.2.3: delay-seconds = 1*DIGIT)
@@ -54,8 +74,8 @@ import Testing
       configuration: APIClient.Configuration(
         timeout: nil, middleware: [RetryMiddleware(policy: policy)]))
     let outcome = try await Self.cancelWhileWaiting(
-      ready: { _ = try await stub.nextRequest(timeout: .seconds(30)) }
-    ) { try await client.send(Endpoint<Data>(path: "d", decoding: .data)) }
+      ready: { _ = try await stub.nextRequest(timeout: .seconds(30)) },
+      operation: { try await client.send(Endpoint<Data>(path: "d", decoding: .data)) })
     #expect(throws: (any Error).self) { try outcome.get() }
     if case .failure(let error) = outcome { #expect(Self.isCancelled(error)) }
     #expect(await stub.requests.count == 1)
@@ -74,8 +94,8 @@ import Testing
       configuration: APIClient.Configuration(
         timeout: nil, middleware: [RetryMiddleware(policy: policy)]))
     let outcome = try await Self.cancelWhileWaiting(
-      ready: { _ = try await stub.nextRequest(timeout: .seconds(30)) }
-    ) { try await client.send(Endpoint<Data>(path: "d", decoding: .data)) }
+      ready: { _ = try await stub.nextRequest(timeout: .seconds(30)) },
+      operation: { try await client.send(Endpoint<Data>(path: "d", decoding: .data)) })
     if case .failure(let error) = outcome { #expect(Self.isCancelled(error)) }
     #expect(await stub.requests.count == 1)
   }
@@ -123,8 +143,8 @@ import Testing
     let client = APIClient(
       baseURL: base, transport: stub, configuration: APIClient.Configuration(timeout: nil))
     let outcome = try await Self.cancelWhileWaiting(
-      ready: { _ = try await stub.nextRequest(timeout: .seconds(30)) }
-    ) { try await client.send(Endpoint<Data>(path: "d", decoding: .data)) }
+      ready: { _ = try await stub.nextRequest(timeout: .seconds(30)) },
+      operation: { try await client.send(Endpoint<Data>(path: "d", decoding: .data)) })
     if case .failure(let error) = outcome { #expect(Self.isCancelled(error)) }
   }
 
@@ -278,13 +298,15 @@ import Testing
     await stub.on(.get, "/v1/d", .status(200))
     var limits = CallLimits()
     if perHost { limits.maximumCallsPerHost = 0 } else { limits.maximumCalls = 0 }
+    #expect((perHost ? limits.maximumCallsPerHost : limits.maximumCalls) == 1)
     var configuration = APIClient.Configuration(timeout: nil)
     configuration.callLimits = limits
     let client = APIClient(baseURL: base, transport: stub, configuration: configuration)
-    let outcome = try await Self.cancelWhileWaiting(settle: .seconds(1)) {
+    let outcome = await Self.outcome {
       try await client.send(Endpoint<Data>(path: "d", decoding: .data))
     }
-    #expect(throws: Never.self) { try outcome.get() }
+    let ended = try #require(outcome, "the call did not end within 30 s")
+    #expect(throws: Never.self) { try ended.get() }
     #expect(await stub.requests.count == 1)
   }
 
@@ -297,13 +319,15 @@ import Testing
     await stub.on(.get, "/v1/d", .status(200))
     var rate = RequestRate(1, per: .seconds(1))
     rate.count = count
+    #expect(rate.count == 1)
     var configuration = APIClient.Configuration(timeout: nil)
     configuration.callLimits = CallLimits(rate: rate)
     let client = APIClient(baseURL: base, transport: stub, configuration: configuration)
-    let outcome = try await Self.cancelWhileWaiting(settle: .seconds(1)) {
+    let outcome = await Self.outcome {
       try await client.send(Endpoint<Data>(path: "d", decoding: .data))
     }
-    #expect(throws: Never.self) { try outcome.get() }
+    let ended = try #require(outcome, "the call did not end within 30 s")
+    #expect(throws: Never.self) { try ended.get() }
     #expect(await stub.requests.count == 1)
   }
 

@@ -425,6 +425,13 @@ import Testing
     let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/files/a%2Fb")!)
     #expect(!RequestMatcher.path("/v1/files/{dir}/{name}").matches(request))
     #expect(RequestMatcher.path("/v1/files/{name}").matches(request))
+    // As before segments were decoded one by one: a trailing slash is not a segment of its own
+    // (`URL.path` drops it), and a path without escapes reads as written.
+    let slashed = HTTPRequest(url: URL(string: "https://api.example.com/v1/files/a/")!)
+    #expect(RequestMatcher.path("/v1/files/{name}").matches(slashed))
+    #expect(RequestMatcher.path("/v1/files/a").matches(slashed))
+    let spaced = HTTPRequest(url: URL(string: "https://api.example.com/v1/files/a%20b")!)
+    #expect(RequestMatcher.path("/v1/files/a b").matches(spaced))
   }
 
   /// A route answering with an empty sequence has nothing to answer: the stub must say so

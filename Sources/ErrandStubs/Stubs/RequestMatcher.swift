@@ -290,15 +290,17 @@ enum PathTemplate {
   /// The URL's path split at its slashes before it is percent-decoded, each segment decoded
   /// on its own: an encoded slash (`a%2Fb`) stays inside its segment instead of splitting it,
   /// as the server that routes the request sees it.
+  ///
+  /// Read without `URLComponents` (every route's matcher reads it for every request), and
+  /// without a trailing slash, as `URL.path` (which templates were matched against) has it.
   static func segments(of url: URL) -> [String] {
-    guard
-      let encoded = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath
-    else {
-      return url.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    var encoded = url.absoluteURL.path(percentEncoded: true)
+    if encoded.utf8.count > 1, encoded.hasSuffix("/") {
+      encoded.removeLast()
     }
-    return encoded.split(separator: "/", omittingEmptySubsequences: false).map {
-      $0.removingPercentEncoding ?? String($0)
-    }
+    let segments = encoded.split(separator: "/", omittingEmptySubsequences: false)
+    guard encoded.utf8.contains(UInt8(ascii: "%")) else { return segments.map(String.init) }
+    return segments.map { $0.removingPercentEncoding ?? String($0) }
   }
 
   /// How alike a template and a path are, from 0 to 1: the share of leading segments that match.

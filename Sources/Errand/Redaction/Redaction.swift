@@ -135,8 +135,8 @@ public struct Redaction: Sendable, Hashable {
 
   /// A response with sensitive headers and body fields hidden, and its URL's secrets too; every
   /// secret value its ``HTTPResponse/request`` carried (a token, an API key, a password) is
-  /// scrubbed from the body and the header values wherever a server echoed it. A `Content-Length` follows the redacted
-  /// body's length.
+  /// scrubbed from the body and the header values wherever a server echoed it. A
+  /// `Content-Length` follows the redacted body's length.
   /// - Parameter response: The response.
   /// - Returns: The redacted response.
   public func redact(_ response: HTTPResponse) -> HTTPResponse {

@@ -53,34 +53,27 @@ extension Redaction {
 
   /// The `boundary` parameter of a `Content-Type`, unquoted.
   private static func boundary(of contentType: String) -> String? {
-    for parameter in contentType.split(separator: ";").dropFirst() {
+    parameter("boundary", of: Substring(contentType))
+  }
+
+  /// The `name` parameter of a part's `Content-Disposition`, unquoted.
+  private static func partName(_ head: String) -> String? {
+    head.split(whereSeparator: \.isNewline).lazy
+      .filter { $0.lowercased().hasPrefix("content-disposition:") }
+      .compactMap { parameter("name", of: $0) }.first
+  }
+
+  /// The value of the parameter `name` (lowercase) after a header value's first `;`, unquoted.
+  private static func parameter(_ name: String, of value: Substring) -> String? {
+    for parameter in value.split(separator: ";").dropFirst() {
       let pair = parameter.split(separator: "=", maxSplits: 1)
-      guard pair.count == 2,
-        pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary"
+      guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == name
       else { continue }
       var value = pair[1].trimmingCharacters(in: .whitespaces)
       if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
         value = String(value.dropFirst().dropLast())
       }
       return value
-    }
-    return nil
-  }
-
-  /// The `name` parameter of a part's `Content-Disposition`, unquoted.
-  private static func partName(_ head: String) -> String? {
-    for line in head.split(whereSeparator: \.isNewline) {
-      guard line.lowercased().hasPrefix("content-disposition:") else { continue }
-      for parameter in line.split(separator: ";").dropFirst() {
-        let pair = parameter.split(separator: "=", maxSplits: 1)
-        guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "name"
-        else { continue }
-        var value = pair[1].trimmingCharacters(in: .whitespaces)
-        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
-          value = String(value.dropFirst().dropLast())
-        }
-        return value
-      }
     }
     return nil
   }

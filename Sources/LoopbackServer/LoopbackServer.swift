@@ -44,15 +44,16 @@ public final class LoopbackServer: Sendable {
     var path: String
     var made: Socket.FileIdentity?
 
-    /// Remove the file in `holder`, if it is still there and no one removed it yet.
+    /// Remove the file in `holder`, if it is still there and no one removed it yet. Removed
+    /// under the lock: a caller that finds it gone (`stop()`, racing the accept thread) returns
+    /// only once the other has removed it, not merely taken it out of `holder` (a server
+    /// started again on the path at once found the file still there, "address in use").
     static func removeOnce(_ holder: Locked<SocketFile?>) {
-      guard
-        let file = holder.withLock({ file -> SocketFile? in
-          defer { file = nil }
-          return file
-        })
-      else { return }
-      Socket.removeSocketFile(at: file.path, made: file.made)
+      holder.withLock { file in
+        guard let current = file else { return }
+        Socket.removeSocketFile(at: current.path, made: current.made)
+        file = nil
+      }
     }
   }
 

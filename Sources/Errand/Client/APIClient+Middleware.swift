@@ -274,7 +274,7 @@ struct Pipeline: Sendable {
       // The server that answered: after a redirect, not the one the request went to first.
       limiter?.observe(head, for: head.url ?? request.url)
       exchange.receivedCookies(head.headers, from: head.url ?? request.url)
-      exchange.events?.responseHead(head)
+      exchange.events?.responseHead(head, answering: request)
       return try await head.settlingBody(
         limit: request.maximumResponseSize, streams: exchange.streams,
         deadline: exchange.deadline, endedBy: exchange.cancellation)

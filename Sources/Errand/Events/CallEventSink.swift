@@ -24,7 +24,7 @@ package final class CallEventSink: Sendable {
   private enum Relayable {
     case post(CallEvent.Kind)
     case attemptStarted
-    case responseHead(HTTPResponse)
+    case responseHead(HTTPResponse, answering: HTTPRequest)
     case redirectFollowed(status: Int, location: URL)
     case redirectRefused(description: String)
   }
@@ -100,7 +100,7 @@ package final class CallEventSink: Sendable {
     switch event {
     case .post(let kind): post(kind)
     case .attemptStarted: attemptStarted()
-    case .responseHead(let head): responseHead(head)
+    case .responseHead(let head, let request): responseHead(head, answering: request)
     case .redirectFollowed(let status, let location):
       redirectFollowed(status: status, location: location)
     case .redirectRefused(let description): redirectRefused(description: description)
@@ -137,12 +137,19 @@ package final class CallEventSink: Sendable {
     post(.attemptStarted(number: number))
   }
 
-  /// A head arrived.
-  func responseHead(_ response: HTTPResponse) {
-    if relaying(.responseHead(HTTPResponse(status: response.status, headers: response.headers))) {
+  /// A head arrived in answer to `request` (as sent): posted with sensitive headers hidden and
+  /// every secret the request carried scrubbed from the others, wherever the server echoed it.
+  func responseHead(_ response: HTTPResponse, answering request: HTTPRequest) {
+    if relaying(
+      .responseHead(
+        HTTPResponse(status: response.status, headers: response.headers), answering: request))
+    {
       return
     }
-    post(.responseHead(status: response.status, headers: redaction.redact(response.headers)))
+    let redaction = redaction.merging(request.redaction)
+    post(
+      .responseHead(
+        status: response.status, headers: redaction.redact(response.headers, answering: request)))
   }
 
   /// The transport followed a redirect to `location` (posted with its secrets hidden).

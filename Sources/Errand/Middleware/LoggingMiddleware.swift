@@ -69,7 +69,9 @@ public struct LoggingMiddleware: Middleware {
       let response = try await next(request)
       event.kind = .responseReceived
       event.status = response.status
-      event.headers = redaction.redact(response.headers)
+      // With every secret the request carried scrubbed from the values: a server may quote
+      // the token it refused (`WWW-Authenticate`'s `error_description`).
+      event.headers = redaction.redact(response.headers, answering: request)
       event.bytes = response.bodyStream == nil ? response.body.count : nil
       event.duration = stopwatch.elapsed
       event.cacheStatus = response.cacheStatus

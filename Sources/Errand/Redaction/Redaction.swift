@@ -148,23 +148,35 @@ public struct Redaction: Sendable, Hashable {
       if !copy.body.isEmpty {
         copy.body = Self.scrub(secrets, from: copy.body)
       }
-      // A server quotes what it refused in headers too (`WWW-Authenticate`'s
-      // `error_description`, a debugging echo).
-      if !secrets.isEmpty {
-        copy.headers = HTTPHeaders(
-          copy.headers.fields.map { field in
-            HTTPHeaders.Field(
-              name: field.name,
-              value: String(
-                decoding: Self.scrub(secrets, from: Data(field.value.utf8)), as: UTF8.self))
-          })
-      }
+      copy.headers = Self.scrub(secrets, from: copy.headers)
     }
     if copy.body.count != response.body.count, copy.headers["Content-Length"] != nil {
       copy.headers["Content-Length"] = String(copy.body.count)
     }
     copy.url = response.url.map(redactedURL)
     return copy
+  }
+
+  /// A response's headers with sensitive ones hidden and every secret value `request` carried
+  /// scrubbed from the rest, wherever a server echoed it (`WWW-Authenticate`'s
+  /// `error_description`, a debugging header): what logs and events show of a response head.
+  /// - Parameters:
+  ///   - headers: The response's headers.
+  ///   - request: The request it answered, as sent.
+  /// - Returns: The headers as they may be shown.
+  package func redact(_ headers: HTTPHeaders, answering request: HTTPRequest) -> HTTPHeaders {
+    Self.scrub(secretValues(in: request), from: redact(headers))
+  }
+
+  /// `headers` with every occurrence of each secret value replaced by `<redacted>`.
+  private static func scrub(_ secrets: [String], from headers: HTTPHeaders) -> HTTPHeaders {
+    guard !secrets.isEmpty else { return headers }
+    return HTTPHeaders(
+      headers.fields.map { field in
+        HTTPHeaders.Field(
+          name: field.name,
+          value: String(decoding: scrub(secrets, from: Data(field.value.utf8)), as: UTF8.self))
+      })
   }
 
   /// The URL with secrets replaced by a percent-encoded `<redacted>`, so that it stays a URL.

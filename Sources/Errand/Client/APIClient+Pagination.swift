@@ -108,7 +108,10 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
     let client: APIClient
     var upcoming: Endpoint<Value>?
     let next: (@Sendable (Response<Value>) -> Endpoint<Value>?)?
-    var fetched: Set<URL> = []
+    /// The pages fetched so far, to stop at a `next` that points back: a 128-bit digest of
+    /// each URL rather than the URL (a cursor can be a kilobyte), so that a long walk costs
+    /// 16 bytes a page.
+    var fetched: Set<PageDigest> = []
     /// Why the page after the last one returned cannot be fetched: thrown by the next call.
     var pendingError: (any Error)?
 
@@ -125,7 +128,7 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
       guard let endpoint = upcoming else { return nil }
       upcoming = nil
       let page = try await client.response(for: endpoint)
-      fetched.insert(page.request.url)
+      fetched.insert(PageDigest(page.request.url))
       let configuration = client.configuration
       let following =
         next.map { $0(page) }
@@ -134,7 +137,7 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
       if let following {
         do {
           let url = try client.makeRequest(for: following).url
-          upcoming = fetched.contains(url) ? nil : following
+          upcoming = fetched.contains(PageDigest(url)) ? nil : following
         } catch {
           pendingError = error
         }
@@ -147,5 +150,27 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
   /// - Returns: The iterator.
   public func makeAsyncIterator() -> AsyncIterator {
     AsyncIterator(client: client, upcoming: first, next: next)
+  }
+}
+
+/// The first 128 bits of the SHA-256 digest of a page's URL: what ``Pages`` keeps of each page it
+/// fetched (two URLs share one with a chance of about 2^-128).
+struct PageDigest: Hashable, Sendable {
+  private let high: UInt64
+  private let low: UInt64
+
+  init(_ url: URL) {
+    let digest = SHA256Digest.hash(Data(url.absoluteString.utf8))
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    for (index, byte) in digest.prefix(16).enumerated() {
+      if index < 8 {
+        high = high << 8 | UInt64(byte)
+      } else {
+        low = low << 8 | UInt64(byte)
+      }
+    }
+    self.high = high
+    self.low = low
   }
 }

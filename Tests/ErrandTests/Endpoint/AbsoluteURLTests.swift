@@ -133,4 +133,26 @@ import Testing
     for try await _ in client(stub).pages(Endpoint<[Dog]>(path: "dogs")) { count += 1 }
     #expect(count == 1)
   }
+
+  /// Three pages with kilobyte cursors, the third linking back to the first (written as a path
+  /// or as the absolute URL): each page is fetched once, then the pages end.
+  @Test(arguments: ["/v1/dogs?cursor=", "https://api.example.com/v1/dogs?cursor="])
+  func aWalkThatCirclesBackEndsAfterEachPageOnce(_ linkBack: String) async throws {
+    let cursors = ["a", "b", "c"].map { String(repeating: $0, count: 1_000) }
+    let stub = StubTransport()
+    for (index, cursor) in cursors.enumerated() {
+      let next =
+        index + 1 < cursors.count ? "/v1/dogs?cursor=\(cursors[index + 1])" : linkBack + cursors[0]
+      await stub.on(
+        .method(.get) && .path("/v1/dogs") && .query("cursor", cursor),
+        .status(200, body: Data("[]".utf8), headers: ["Link": "<\(next)>; rel=\"next\""]))
+    }
+    var fetched: [String] = []
+    let first = Endpoint<[Dog]>(
+      path: "dogs", query: [URLQueryItem(name: "cursor", value: cursors[0])])
+    for try await page in client(stub).pages(first) {
+      fetched.append(String(page.request.url.query?.dropFirst("cursor=".count).prefix(1) ?? ""))
+    }
+    #expect(fetched == ["a", "b", "c"])
+  }
 }

@@ -71,7 +71,9 @@ public struct Contract: Sendable {
     for row in cases {
       guard let request = try? row.makeRequest(builder) else { continue }
       let query = URLComponents(url: request.url, resolvingAgainstBaseURL: true)?.queryItems ?? []
-      let byQuery = query.reduce(RequestMatcher.method(request.method) && .path(request.url.path)) {
+      let byQuery = query.reduce(
+        RequestMatcher.method(request.method) && .samePath(as: request.url)
+      ) {
         $0 && .query($1.name, $1.value)
       }
       let matcher = row.endpointHeaders.reduce(byQuery) { $0 && .header($1.name, $1.value) }

@@ -107,6 +107,18 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
       matches: { PathTemplate.matches(template, segments: PathTemplate.segments(of: $0.url)) })
   }
 
+  /// Requests whose path is `url`'s, segment by segment (each percent-decoded on its own), with
+  /// no placeholders: what a contract's stub answers its own case's request by, so that a value
+  /// with an encoded slash or braces (`a%2Fb`, `%7Bid%7D`) is one literal segment.
+  static func samePath(as url: URL) -> RequestMatcher {
+    let expected = PathTemplate.segments(of: url)
+    let shown = url.absoluteURL.path(percentEncoded: true)
+    return RequestMatcher(
+      shown, hint: (nil, shown),
+      sentInstead: { DiagnosticText.escaped("path: expected \(shown), sent \($0.url.path)") },
+      matches: { PathTemplate.segments(of: $0.url) == expected })
+  }
+
   /// Requests that have a query item with this name and, when given, this value (decoded).
   ///
   /// The value of a parameter that `Redaction.default` hides (`token`, `api_key`, …) reads

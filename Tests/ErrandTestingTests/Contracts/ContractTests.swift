@@ -157,3 +157,39 @@ enum DogsContract {
       thrown.description == "a request to http://127.0.0.1:9/ returned 200 instead of throwing")
   }
 }
+
+/// Cases whose paths hold a percent sign or braces (sent encoded, `%25`, `%7B`): the contract's
+/// stub answers each case by its own path, segment for segment, and braces in a case's path are
+/// a name, not a placeholder that answers any other name.
+@Suite(.timeLimit(.minutes(2))) struct ContractPathSegmentTests {
+  static let base = URL(string: "https://files.example/v1")!
+  static let contract = Contract(
+    "Files API",
+    [
+      .status("a percent sign", Endpoint<Data>(path: "files/a%2Fb"), 201),
+      .status("two segments", Endpoint<Data>(path: "files/a/b"), 202),
+      .status("braces", Endpoint<Data>(path: "files/{id}"), 203),
+      .status("a plain name", Endpoint<Data>(path: "files/report"), 204),
+    ])
+
+  @Test(arguments: contract.cases)
+  func theContractsOwnStubHonoursEveryCase(_ row: ContractCase) async throws {
+    try await row.verify(against: Self.contract.stub(baseURL: Self.base), baseURL: Self.base)
+  }
+
+  /// Each path gets its own case's status: braces are not a placeholder that answers any name.
+  @Test(arguments: [("files/a%2Fb", 201), ("files/a/b", 202), ("files/{id}", 203)])
+  func eachPathGetsItsOwnCasesAnswer(_ path: String, _ status: Int) async throws {
+    let client = APIClient(baseURL: Self.base, transport: Self.contract.stub(baseURL: Self.base))
+    let response = try await client.response(for: Endpoint<Data>(path: path, decoding: .data))
+    #expect(response.response.status == status)
+  }
+
+  @Test func aNameTheContractDoesNotHoldIsNotAnswered() async throws {
+    let client = APIClient(baseURL: Self.base, transport: Self.contract.stub(baseURL: Self.base))
+    let error = await #expect(throws: APIError.self) {
+      try await client.send(Endpoint<Data>(path: "files/other", decoding: .data))
+    }
+    #expect(error?.underlyingError is UnmatchedRequest, "\(String(describing: error))")
+  }
+}

@@ -39,10 +39,10 @@ public struct HTTPHeaders: Sendable, Hashable {
     }
 
     /// The field as it would appear on the wire, `Name: value`, except that the value of a
-    /// credential header (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`) reads
+    /// header ``Redaction/default`` hides (`Authorization`, `Cookie`, `X-API-Key`, …) reads
     /// `<redacted>`: a printed list of fields is a log line too.
     public var description: String {
-      HTTPHeaders.sensitiveNames.contains(name.lowercased())
+      Redaction.default.hidesHeader(name)
         ? "\(name): \(HTTPHeaders.redactedValue)" : "\(name): \(value)"
     }
   }
@@ -189,10 +189,10 @@ extension HTTPHeaders: CustomStringConvertible {
   /// The value printed in place of a hidden header value.
   public static let redactedValue = "<redacted>"
 
-  /// The fields one per line as `Name: value`, with credential values (`Authorization`,
-  /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`) hidden; ``Redaction/redact(_:)-(HTTPHeaders)``
-  /// hides more.
+  /// The fields one per line as `Name: value`, with what ``Redaction/default`` hides hidden
+  /// (credential and API key values, secrets in a `Location`'s URL), as `dump` shows them;
+  /// ``Redaction/redact(_:)-(HTTPHeaders)`` with a redaction of your own hides more.
   public var description: String {
-    Redaction(headers: []).redact(self).fields.map(\.description).joined(separator: "\n")
+    Redaction.default.redact(self).fields.map(\.description).joined(separator: "\n")
   }
 }

@@ -7,7 +7,7 @@ import Foundation
 extension HTTPHeaders.Field: CustomReflectable {
   /// The name, and the value unless it is a credential's (see ``description``).
   public var customMirror: Mirror {
-    let hidden = HTTPHeaders.sensitiveNames.contains(name.lowercased())
+    let hidden = Redaction.default.hidesHeader(name)
     return Mirror(
       self, children: ["name": name, "value": hidden ? HTTPHeaders.redactedValue : value],
       displayStyle: .struct)

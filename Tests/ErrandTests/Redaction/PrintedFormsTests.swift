@@ -77,6 +77,35 @@ import Testing
     }
   }
 
+  /// Headers on their own, printed every way: what ``Redaction/default`` names (credentials, API
+  /// keys, a `Location`'s token) is hidden alike, whether they are printed, dumped or listed.
+  static let headerPrinters: [(String, @Sendable (HTTPHeaders) -> String)] = [
+    ("print(headers)", { "\($0)" }),
+    ("String(reflecting: headers)", { String(reflecting: $0) }),
+    ("dump(headers)", { dumped($0) }),
+    ("print(headers.fields)", { "\($0.fields)" }),
+    ("fields' descriptions", { $0.fields.map(\.description).joined(separator: "\n") }),
+    ("dump(headers.fields)", { dumped($0.fields) }),
+  ]
+
+  @Test(arguments: headerPrinters.map(\.0))
+  func headersPrintTheirDefaultSecretsHiddenEveryWay(printer: String) throws {
+    let print = try #require(Self.headerPrinters.first { $0.0 == printer }?.1)
+    let headers: HTTPHeaders = [
+      "Authorization": "Bearer s3cret-token", "X-API-Key": "s3cret-key",
+      "X-Auth-Token": "s3cret-auth", "Cookie": "sid=s3cret-cookie",
+      "Location": "https://api.example.com/next?token=s3cret-location", "Accept": "text/plain",
+    ]
+    let text = print(headers)
+    for secret in ["s3cret-token", "s3cret-key", "s3cret-auth", "s3cret-cookie"] {
+      #expect(!text.contains(secret), "\(printer) printed \(secret):\n\(text)")
+    }
+    if !printer.contains("fields") {
+      #expect(!text.contains("s3cret-location"), "\(printer): \(text)")
+    }
+    #expect(text.contains("text/plain"), "\(printer) hid what is not a secret: \(text)")
+  }
+
   @Test func aRedactedBodyKeepsContentLengthTrue() {
     var response = HTTPResponse(
       status: 200, headers: ["Content-Type": "application/json", "Content-Length": "27"],

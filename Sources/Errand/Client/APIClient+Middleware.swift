@@ -264,7 +264,7 @@ struct Pipeline: Sendable {
       // Nor is one whose whole timeout ran out while such a middleware held it: it has timed
       // out, and a fast transport would otherwise answer it past its deadline.
       if let deadline = exchange.deadline, deadline.remaining <= .zero { throw APIError.timedOut }
-      exchange.events?.attemptStarted()
+      exchange.events?.attemptStarted(sending: request)
       let head: HTTPResponse
       if let direct = exchangeTransport {
         head = try await direct.exchange(request, exchange)

@@ -23,7 +23,7 @@ package final class CallEventSink: Sendable {
   /// What a relay posts to each caller's sink.
   private enum Relayable {
     case post(CallEvent.Kind)
-    case attemptStarted
+    case attemptStarted(HTTPRequest?)
     case responseHead(HTTPResponse, answering: HTTPRequest)
     case redirectFollowed(status: Int, location: URL)
     case redirectRefused(description: String)
@@ -43,6 +43,8 @@ package final class CallEventSink: Sendable {
     var chunks = 0
     var bytes = 0
     var ended = false
+    /// The request of the latest attempt, as sent: the secrets a redirect's location may echo.
+    var sent: HTTPRequest?
   }
 
   /// Calls begun in this process, for their numbers.
@@ -99,7 +101,7 @@ package final class CallEventSink: Sendable {
   private func apply(_ event: Relayable) {
     switch event {
     case .post(let kind): post(kind)
-    case .attemptStarted: attemptStarted()
+    case .attemptStarted(let request): attemptStarted(sending: request)
     case .responseHead(let head, let request): responseHead(head, answering: request)
     case .redirectFollowed(let status, let location):
       redirectFollowed(status: status, location: location)
@@ -127,11 +129,12 @@ package final class CallEventSink: Sendable {
     post(.requestBuilt(shown))
   }
 
-  /// An attempt goes to the transport.
-  func attemptStarted() {
-    if relaying(.attemptStarted) { return }
+  /// An attempt goes to the transport, sending `request`.
+  func attemptStarted(sending request: HTTPRequest? = nil) {
+    if relaying(.attemptStarted(request)) { return }
     let number = state.withLock {
       $0.attempts += 1
+      $0.sent = request
       return $0.attempts
     }
     post(.attemptStarted(number: number))
@@ -152,22 +155,30 @@ package final class CallEventSink: Sendable {
         status: response.status, headers: redaction.redact(response.headers, answering: request)))
   }
 
-  /// The transport followed a redirect to `location` (posted with its secrets hidden).
+  /// The transport followed a redirect to `location` (posted with its secrets hidden, and every
+  /// secret the attempt's request carried scrubbed from it, wherever the server echoed it).
   package func redirectFollowed(status: Int, location: URL) {
     if relaying(.redirectFollowed(status: status, location: location)) { return }
-    post(.redirectFollowed(status: status, location: redacted(location)))
+    post(.redirectFollowed(status: status, location: scrubbed(redacted(location))))
   }
 
   /// The transport refused a redirect, for the reason `description` says (posted with every URL
   /// in it redacted).
   package func redirectRefused(description: String) {
     if relaying(.redirectRefused(description: description)) { return }
-    post(.redirectRefused(reason: redacted(text: description)))
+    post(.redirectRefused(reason: scrubbed(redacted(text: description))))
   }
 
-  /// A location, with its secrets hidden.
+  /// A location, with its secrets hidden (those the attempt's request names too).
   package func redacted(_ location: URL) -> String {
-    redaction.redact(location)
+    redaction.merging(state.withLock { $0.sent?.redaction } ?? redaction).redact(location)
+  }
+
+  /// `text` with every secret the attempt's request carried replaced by `<redacted>`.
+  private func scrubbed(_ text: String) -> String {
+    guard let sent = state.withLock({ $0.sent }) else { return text }
+    let secrets = redaction.merging(sent.redaction).secretValues(in: sent)
+    return String(decoding: Redaction.scrub(secrets, from: Data(text.utf8)), as: UTF8.self)
   }
 
   /// Text that may quote URLs (an error's description), with every URL in it redacted: each

@@ -70,8 +70,14 @@ public struct LoggingMiddleware: Middleware {
       event.kind = .responseReceived
       event.status = response.status
       // With every secret the request carried scrubbed from the values: a server may quote
-      // the token it refused (`WWW-Authenticate`'s `error_description`).
-      event.headers = redaction.redact(response.headers, answering: request)
+      // the token it refused (`WWW-Authenticate`'s `error_description`). The request as the
+      // transport sent it too (`response.request`): a middleware listed after this one (a
+      // token, a signature) adds secrets this one never saw.
+      var headers = redaction.redact(response.headers, answering: request)
+      if let sent = response.request, sent != request {
+        headers = redaction.merging(sent.redaction).redact(headers, answering: sent)
+      }
+      event.headers = headers
       event.bytes = response.bodyStream == nil ? response.body.count : nil
       event.duration = stopwatch.elapsed
       event.cacheStatus = response.cacheStatus

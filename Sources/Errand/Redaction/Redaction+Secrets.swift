@@ -87,10 +87,31 @@ extension Redaction {
     let unreserved = CharacterSet(
       charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     let encoded = value.addingPercentEncoding(withAllowedCharacters: unreserved)
+    // Percent-encoded with lowercase hex digits too (`%2f`): RFC 3986 says it is the same.
+    let lowercased = encoded.map(lowercasingPercentEscapes)
     return [
       json, json.replacingOccurrences(of: "/", with: "\\/"), encoded,
-      encoded?.replacingOccurrences(of: "%20", with: "+"),
+      encoded?.replacingOccurrences(of: "%20", with: "+"), lowercased,
+      lowercased?.replacingOccurrences(of: "%20", with: "+"),
     ].compactMap { $0 }.filter { $0 != value }
+  }
+
+  /// `text` with the two hex digits after each `%` lowercased.
+  private static func lowercasingPercentEscapes(_ text: String) -> String {
+    var result = ""
+    var pending = 0
+    for character in text {
+      if character == "%" {
+        pending = 2
+        result.append(character)
+      } else if pending > 0 {
+        pending -= 1
+        result += character.lowercased()
+      } else {
+        result.append(character)
+      }
+    }
+    return result
   }
 
   /// `data` with every occurrence of each value replaced by `<redacted>`.

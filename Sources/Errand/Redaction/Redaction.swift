@@ -168,13 +168,14 @@ public struct Redaction: Sendable, Hashable {
     Self.scrub(secretValues(in: request), from: redact(headers))
   }
 
-  /// `headers` with every occurrence of each secret value replaced by `<redacted>`.
+  /// `headers` with every occurrence of each secret value replaced by `<redacted>`, in the
+  /// names as in the values: a server may make a header of what it got (`X-Echo-<token>`).
   private static func scrub(_ secrets: [String], from headers: HTTPHeaders) -> HTTPHeaders {
     guard !secrets.isEmpty else { return headers }
     return HTTPHeaders(
       headers.fields.map { field in
         HTTPHeaders.Field(
-          name: field.name,
+          name: String(decoding: scrub(secrets, from: Data(field.name.utf8)), as: UTF8.self),
           value: String(decoding: scrub(secrets, from: Data(field.value.utf8)), as: UTF8.self))
       })
   }

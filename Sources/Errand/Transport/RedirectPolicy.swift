@@ -63,20 +63,27 @@ package enum RedirectPolicy {
       followedStatuses.contains(status) && !becomesGet(status: status, method: method)
     let repeatsBody = keepsMethod && hasBody
     guard let source else { return .follow(target, headers) }
+    // A refusal names both URLs, with their secrets hidden and every secret the request carried
+    // scrubbed from them: a server may put the token it got into the `Location`.
+    func refusal(location: String, _ reason: RefusedRedirectError.Reason) -> Decision {
+      let secrets = redaction.secretValues(
+        in: HTTPRequest(url: source, headers: headers, redaction: redaction))
+      func scrubbed(_ text: String) -> String {
+        String(decoding: Redaction.scrub(secrets, from: Data(text.utf8)), as: UTF8.self)
+      }
+      return .refuse(
+        RefusedRedirectError(
+          from: scrubbed(redaction.redact(source)), location: scrubbed(location), reason: reason))
+    }
     if let location, let scheme = URL(string: location, relativeTo: source)?.absoluteURL.scheme,
       !["http", "https"].contains(scheme.lowercased())
     {
-      return .refuse(
-        RefusedRedirectError(
-          from: redaction.redact(source),
-          location: URL(string: location).map { redaction.redact($0) } ?? "(unreadable)",
-          reason: .unsupportedScheme))
+      return refusal(
+        location: URL(string: location).map { redaction.redact($0) } ?? "(unreadable)",
+        .unsupportedScheme)
     }
     if source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http" {
-      return .refuse(
-        RefusedRedirectError(
-          from: redaction.redact(source), location: redaction.redact(target),
-          reason: .downgradeToHTTP))
+      return refusal(location: redaction.redact(target), .downgradeToHTTP)
     }
     var target = target
     if target.user != nil || target.password != nil,
@@ -95,10 +102,7 @@ package enum RedirectPolicy {
     }
     guard !isSameOrigin(source, target) else { return .follow(target, headers) }
     if repeatsBody {
-      return .refuse(
-        RefusedRedirectError(
-          from: redaction.redact(source), location: redaction.redact(target),
-          reason: .bodyWouldBeDropped))
+      return refusal(location: redaction.redact(target), .bodyWouldBeDropped)
     }
     guard !trusted else { return .follow(target, headers) }
     // Every header the redaction engine hides (credentials, API keys, auth tokens) stays behind,

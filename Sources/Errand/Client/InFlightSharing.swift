@@ -29,7 +29,7 @@ final class InFlightSharing: Sendable {
 
   /// What identifies a request whose exchange may be shared: its method, URL, every header that
   /// may change the answer (credentials included, so that no caller gets an answer meant for
-  /// other credentials) and its size limit; `nil` for a request that is never shared (a body, a
+  /// other credentials), what its redaction hides, and its size limit; `nil` for a request that is never shared (a body, a
   /// method other than `GET` or `HEAD`).
   static func key(for request: HTTPRequest) -> String? {
     guard ["GET", "HEAD"].contains(request.method.rawValue), request.body == nil,
@@ -39,11 +39,17 @@ final class InFlightSharing: Sendable {
       .filter { !perCallHeaders.contains($0.name.lowercased()) }
       .map { "\($0.name.lowercased()): \($0.value)" }
       .sorted()
+    // And what the request's redaction hides: every caller's events and errors show the shared
+    // answer as its own redaction would, so callers that name other secrets do not share.
+    let redaction = request.redaction
+    let hidden = [redaction.headers, redaction.queryParameters, redaction.bodyFields].map {
+      $0.sorted().joined(separator: ",")
+    }
     return
       ([
         request.method.rawValue, request.url.absoluteString, "\(request.maximumResponseSize ?? -1)",
       ]
-      + headers).joined(separator: "\n")
+      + hidden + headers).joined(separator: "\n")
   }
 
   /// How many exchanges are shared now (for tests).

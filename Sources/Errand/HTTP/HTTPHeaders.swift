@@ -40,10 +40,15 @@ public struct HTTPHeaders: Sendable, Hashable {
 
     /// The field as it would appear on the wire, `Name: value`, except that the value of a
     /// header ``Redaction/default`` hides (`Authorization`, `Cookie`, `X-API-Key`, …) reads
-    /// `<redacted>`: a printed list of fields is a log line too.
+    /// `<redacted>`, and so do the secrets of a URL in a `Location` or a `Link`: a printed list
+    /// of fields is a log line too.
     public var description: String {
-      Redaction.default.hidesHeader(name)
-        ? "\(name): \(HTTPHeaders.redactedValue)" : "\(name): \(value)"
+      "\(name): \(shownValue)"
+    }
+
+    /// The value as ``description`` and `dump` show it: as ``Redaction/default`` redacts it.
+    var shownValue: String {
+      Redaction.default.redact(HTTPHeaders([self])).fields.first?.value ?? value
     }
   }
 

@@ -5,12 +5,10 @@ import Foundation
 // stored property, header values and query items included.
 
 extension HTTPHeaders.Field: CustomReflectable {
-  /// The name, and the value unless it is a credential's (see ``description``).
+  /// The name, and the value as ``description`` shows it (a secret's hidden, a URL's secrets
+  /// hidden).
   public var customMirror: Mirror {
-    let hidden = Redaction.default.hidesHeader(name)
-    return Mirror(
-      self, children: ["name": name, "value": hidden ? HTTPHeaders.redactedValue : value],
-      displayStyle: .struct)
+    Mirror(self, children: ["name": name, "value": shownValue], displayStyle: .struct)
   }
 }
 

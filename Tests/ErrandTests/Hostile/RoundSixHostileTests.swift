@@ -446,6 +446,16 @@ import Testing
     }
   }
 
+  /// The same `Location` as a field on its own, and in the array `print(headers.fields)` shows.
+  @Test func aLocationFieldOnItsOwnHidesItsSecretQuery() {
+    let field = HTTPHeaders.Field(
+      name: "Location", value: "https://api.example.com/cb?access_token=tokR6field66")
+    let headers = HTTPHeaders([field])
+    for form in printedForms(of: field) + printedForms(of: headers.fields) {
+      #expect(!form.contains("tokR6field66"), "\(form)")
+    }
+  }
+
   /// A request's, a response's and an error's printed forms, in arrays and dictionaries, and
   /// through `Mirror` children.
   @Test func containersAndMirrorsOfRequestsHideSecrets() throws {

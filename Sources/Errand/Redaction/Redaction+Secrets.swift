@@ -87,31 +87,10 @@ extension Redaction {
     let unreserved = CharacterSet(
       charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     let encoded = value.addingPercentEncoding(withAllowedCharacters: unreserved)
-    // Percent-encoded with lowercase hex digits too (`%2f`): RFC 3986 says it is the same.
-    let lowercased = encoded.map(lowercasingPercentEscapes)
     return [
       json, json.replacingOccurrences(of: "/", with: "\\/"), encoded,
-      encoded?.replacingOccurrences(of: "%20", with: "+"), lowercased,
-      lowercased?.replacingOccurrences(of: "%20", with: "+"),
+      encoded?.replacingOccurrences(of: "%20", with: "+"),
     ].compactMap { $0 }.filter { $0 != value }
-  }
-
-  /// `text` with the two hex digits after each `%` lowercased.
-  private static func lowercasingPercentEscapes(_ text: String) -> String {
-    var result = ""
-    var pending = 0
-    for character in text {
-      if character == "%" {
-        pending = 2
-        result.append(character)
-      } else if pending > 0 {
-        pending -= 1
-        result += character.lowercased()
-      } else {
-        result.append(character)
-      }
-    }
-    return result
   }
 
   /// `data` with every occurrence of each value replaced by `<redacted>`.
@@ -130,28 +109,25 @@ extension Redaction {
   }
 
   /// `data` with every occurrence of `needle` replaced by `<redacted>`, built in one pass
-  /// (replacing in place would shift the rest at every match), or `nil` when it holds none.
+  /// (replacing in place would shift the rest at every match), or `nil` when it holds none. A
+  /// byte of `needle` also matches its percent-encoding, in either case (`%2F`, `%2f`), and a
+  /// space a `+`: servers quote what they got encoded by libraries that each leave a different
+  /// set of characters as they are (Python's `quote` keeps `/`, JavaScript's `escape` keeps `+`).
   private static func replacing(_ needle: [UInt8], in data: Data) -> Data? {
     let marker = Array(HTTPHeaders.redactedValue.utf8)
     return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Data? in
       let count = bytes.count
-      let length = needle.count
-      guard count >= length else { return nil }
+      guard count >= needle.count else { return nil }
       var output: [UInt8] = []
       var copied = 0
       var index = 0
       let first = needle[0]
-      while index <= count - length {
-        guard bytes[index] == first else {
-          index += 1
-          continue
-        }
-        var same = true
-        for offset in 1..<length where bytes[index + offset] != needle[offset] {
-          same = false
-          break
-        }
-        guard same else {
+      let (percent, plus, space) = (UInt8(ascii: "%"), UInt8(ascii: "+"), UInt8(ascii: " "))
+      while index < count {
+        let byte = bytes[index]
+        guard byte == first || byte == percent || (byte == plus && first == space),
+          let end = matchEnd(of: needle, in: bytes, from: index)
+        else {
           index += 1
           continue
         }
@@ -160,12 +136,47 @@ extension Redaction {
         }
         output.append(contentsOf: bytes[copied..<index])
         output.append(contentsOf: marker)
-        index += length
-        copied = index
+        index = end
+        copied = end
       }
       guard copied > 0 else { return nil }
       output.append(contentsOf: bytes[copied..<count])
       return Data(output)
+    }
+  }
+
+  /// Where a match of `needle` that starts at `start` ends, each of its bytes as written or
+  /// percent-encoded (a space also as `+`); `nil` when there is none.
+  private static func matchEnd(
+    of needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int
+  ) -> Int? {
+    var position = start
+    for expected in needle {
+      guard position < bytes.count else { return nil }
+      let byte = bytes[position]
+      if byte == expected {
+        position += 1
+      } else if byte == UInt8(ascii: "+") && expected == UInt8(ascii: " ") {
+        position += 1
+      } else if byte == UInt8(ascii: "%"), position + 2 < bytes.count,
+        let high = hexValue(bytes[position + 1]), let low = hexValue(bytes[position + 2]),
+        high << 4 | low == expected
+      {
+        position += 3
+      } else {
+        return nil
+      }
+    }
+    return position
+  }
+
+  /// The value of a hex digit, in either case.
+  private static func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
     }
   }
 

@@ -250,6 +250,30 @@ import Testing
     }
   }
 
+  /// Percent-encodings that leave some reserved characters as they are, as libraries do:
+  /// Python's `quote` keeps `/`, JavaScript's `escape` keeps `/` and `+`; and one that mixes
+  /// upper and lower case hex digits.
+  static let partialEncodings: [String: String] = [
+    "python quote": "tok/R6%2Becho%3D5d1e",
+    "javascript escape": "tok/R6+echo%3D5d1e",
+    "mixed case": "tok%2fR6%2Becho%3d5d1e",
+  ]
+
+  @Test(arguments: partialEncodings.keys.sorted())
+  func aPartlyPercentEncodedEchoIsScrubbed(_ library: String) async throws {
+    let echoed = try #require(Self.partialEncodings[library])
+    let listener = RecordingListener()
+    let client = APIClient(
+      baseURL: base, transport: Self.echoing { _ in echoed },
+      configuration: APIClient.Configuration(
+        headers: ["Authorization": "Bearer \(Self.token)"], eventListeners: [listener]))
+    let error = await #expect(throws: APIError.self) { try await client.send(Self.endpoint) }
+    let events = await listener.eventsOfOneCall()
+    for form in printedForms(of: events) + printedForms(of: error as Any) {
+      #expect(!form.contains(echoed), "\(form)")
+    }
+  }
+
   /// A server that makes the credential a header's name (`X-Echo-<token>: 1`).
   @Test func aTokenEchoedAsAHeaderNameIsScrubbed() async throws {
     let listener = RecordingListener()

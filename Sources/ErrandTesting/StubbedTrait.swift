@@ -37,6 +37,8 @@ public struct StubbedTrait: TestTrait, TestScoping {
     } catch {
       outcome = .failure(error)
     }
+    // A client kept past the test (in a `static`) is refused from now on, never answered.
+    stub.endTestScope()
     await stub.verifyExpectations()
     for request in await stub.unmatchedRequests {
       Issue.record(

@@ -9,25 +9,52 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct RoundSixTestKitHostileTests {
   private static let base = URL(string: "https://api.example.com/v1")!
 
-  /// A client made with `.stubbed` in one test, sent from a task that has no test's stub (a
-  /// test without the trait, or a detached task of a later test), after the first test ended:
-  /// the first test's routes must not answer it silently.
+  /// A client made with `.stubbed` in one test, sent after that test ended from a task that has
+  /// no test's stub (a test without the trait, a detached task of a later test): the first
+  /// test's routes must not answer it silently.
   @Test func aStubOfAnEndedTestDoesNotAnswerAnUnscopedRequest() async throws {
     let first = StubTransport()
     await first.on(
       .get, "/v1/dogs", StubResponse.status(200, body: Data("first".utf8)).allowingUnused())
-    // The first test: it makes the client, then ends.
+    // The first test: it makes the client, then ends (as `StubbedTrait` ends it).
     let client = StubTransport.$scoped.withValue(first) {
       APIClient(baseURL: Self.base, transport: .stubbed)
     }
+    first.endTestScope()
     // Another test, without `.stubbed`, or a detached task: no stub is current.
+    let outcome = await Task.detached { () -> Result<Data, any Error> in
+      do {
+        return .success(try await client.send(Endpoint<Data>(path: "dogs")))
+      } catch {
+        return .failure(error)
+      }
+    }.value
+    guard case .failure(let error) = outcome, case .invalidRequest(let reason)? = error as? APIError
+    else {
+      Issue.record("expected APIError.invalidRequest, got \(outcome)")
+      return
+    }
+    #expect(reason.contains("GET https://api.example.com/v1/dogs was sent through the stub"))
+    #expect(reason.contains("has ended"))
+    #expect(await first.requests.isEmpty)
+  }
+
+  /// While the first test still runs, a task with no test's stub cannot be told from one of the
+  /// first test's own detached tasks: it is answered.
+  @Test func aStubOfARunningTestAnswersAnUnscopedRequest() async throws {
+    let first = StubTransport()
+    await first.on(
+      .get, "/v1/dogs", StubResponse.status(200, body: Data("first".utf8)).allowingUnused())
+    let client = StubTransport.$scoped.withValue(first) {
+      APIClient(baseURL: Self.base, transport: .stubbed)
+    }
     let answer = try? await Task.detached {
       try await client.send(Endpoint<Data>(path: "dogs"))
     }.value
     withKnownIssue(
       """
-      a stub cannot tell an unscoped request of its own test (a detached task) from another \
-      test's; StubbedTrait does not mark its stub when the test ends
+      while its test runs, a stub cannot tell an unscoped request of its own test (a detached \
+      task) from another test's (one without the trait)
       """
     ) {
       #expect(answer != Data("first".utf8), "another test was answered by the first test's stub")

@@ -44,6 +44,21 @@ extension StubTransport {
   public nonisolated func exchange(
     _ request: HTTPRequest, _ exchange: Exchange
   ) async throws -> HTTPResponse {
+    if isTestScoped.withLock({ $0 }), hasTestEnded.withLock({ $0 }), Self.scoped !== self {
+      // A client kept from a `.stubbed` test that has ended: its routes answer nobody now. The
+      // test running now is told so when it has a stub of its own (a test without the trait,
+      // or a detached task, gets the error alone: no test of its can be named).
+      let message =
+        "\(request.method.rawValue) \(request.reportRedaction.redact(request.url)) was sent "
+        + "through the stub of a @Test(.stubbed) test that has ended: a client made with "
+        + "StubTransport.current (or .stubbed) belongs to the test that made it; make the "
+        + "client inside this test"
+      if Self.scoped != nil {
+        CallSite(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+          .recordIssueAtRunningTest(message)
+      }
+      throw APIError.invalidRequest(message)
+    }
     if isTestScoped.withLock({ $0 }), let running = Self.scoped, running !== self {
       // A client made in one `.stubbed` test, used in another: its routes are the other test's.
       let message =

@@ -110,7 +110,9 @@ extension StubTransport {
   /// A client made with it belongs to that test: a request it sends while another `.stubbed`
   /// test runs (the client was kept in a `static` property, say) is refused with
   /// `APIError.invalidRequest`, and that test gets an issue saying so, instead of the first
-  /// test's routes answering it.
+  /// test's routes answering it. Once its test has ended, it refuses every request, a test's
+  /// without the trait and a detached task's too. (While its test runs, a request from a task
+  /// with no test's stub, a detached task, is answered: it may be its own test's.)
   public static var current: StubTransport {
     if let scoped {
       scoped.isTestScoped.withLock { $0 = true }
@@ -124,6 +126,12 @@ extension StubTransport {
 
   /// The stub a `.stubbed` test runs with.
   @TaskLocal package static var scoped: StubTransport?
+
+  /// The `.stubbed` test this stub belongs to has ended: from now on it refuses every request
+  /// (see ``current``).
+  package nonisolated func endTestScope() {
+    hasTestEnded.withLock { $0 = true }
+  }
 }
 
 extension Transport where Self == StubTransport {

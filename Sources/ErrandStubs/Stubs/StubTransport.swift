@@ -51,6 +51,9 @@ public actor StubTransport: Transport {
   /// Whether ``current`` has handed this stub out as a `.stubbed` test's own: such a stub
   /// refuses requests sent while another test's stub is the current one.
   nonisolated let isTestScoped = Locked(false)
+  /// Whether the `.stubbed` test this stub belongs to has ended: such a stub refuses every
+  /// request, whoever sends it (a test without the trait, a detached task).
+  nonisolated let hasTestEnded = Locked(false)
 
   /// Every request received, in order, with its body.
   public internal(set) var requests: [HTTPRequest] = []

@@ -78,4 +78,32 @@ import Testing
     #expect(received.body.isEmpty)
     #expect(received.headers["x-tenant-key"] == nil)
   }
+
+  /// A server that puts the bearer token it got into the `Location` it redirects to, under a
+  /// query name the redaction does not know: the listener's `redirectFollowed` must not print
+  /// it, on either transport (URLSession's delegate posts it from a queue of its own).
+  @Test(arguments: TransportKind.allCases)
+  func aTokenEchoedInAFollowedLocationIsNotHeard(_ transport: TransportKind) async throws {
+    let server = try LoopbackServer { request in
+      guard request.path == "/start" else { return .text("done") }
+      let token = String(request.headers["authorization"]?.dropFirst(7) ?? "")
+      return .redirect(to: URL(string: "/done?state=\(token)")!)
+    }
+    defer { server.stop() }
+    let listener = RecordingListener()
+    let client = transport.client(
+      server.baseURL,
+      configuration: APIClient.Configuration(
+        headers: ["Authorization": "Bearer tokR6intloc9"], eventListeners: [listener]))
+    #expect(try await client.send(Endpoint<String>(path: "start")) == "done")
+    let events = await listener.eventsOfOneCall()
+    #expect(
+      events.contains {
+        if case .redirectFollowed = $0.kind { return true }
+        return false
+      })
+    for form in printedForms(of: events) {
+      #expect(!form.contains("tokR6intloc9"), "\(form)")
+    }
+  }
 }

@@ -508,3 +508,54 @@ import Testing
     }
   }
 }
+
+/// The disk cache across launches: one user's stored answer never reaches another user, nor a
+/// caller without credentials, when a new cache reads the folder back.
+@Suite(.timeLimit(.minutes(2))) struct RoundSixDiskCacheHostileTests {
+  static func client(_ authorization: String?, _ cache: HTTPCache, _ stub: StubTransport)
+    -> APIClient
+  {
+    APIClient(
+      baseURL: base, transport: stub,
+      configuration: APIClient.Configuration(
+        headers: authorization.map { ["Authorization": $0] } ?? [:],
+        middleware: [CachingMiddleware(cache: cache)]))
+  }
+
+  /// A server that forgets `Vary: Authorization` and marks the answer public.
+  static func stub() -> StubTransport {
+    StubTransport { request in
+      .status(
+        200, body: Data("profile of \(request.headers["Authorization"] ?? "nobody")".utf8),
+        headers: ["Cache-Control": "public, max-age=600"])
+    }
+  }
+
+  @Test func aStoredAnswerOfOneUserReachesNoOtherAfterARelaunch() async throws {
+    let folder = try TemporaryFolder()
+    let stub = Self.stub()
+    let me = Endpoint<Data>(path: "me", decoding: .data)
+    func cache() -> HTTPCache {
+      HTTPCache(directory: folder.url, storesAuthenticatedResponsesOnDisk: true)
+    }
+    _ = try await Self.client("Bearer alice-R6", cache(), stub).send(me)
+    let dir = folder.url
+    #expect(
+      await eventually {
+        (FileManager.default.enumerator(atPath: dir.path)?.allObjects as? [String] ?? [])
+          .contains { $0.hasSuffix(".entry") }
+      })
+    let alice = try await Self.client("Bearer alice-R6", cache(), stub).response(for: me)
+    #expect(alice.response.cacheStatus == .hit)
+    let bob = try await Self.client("Bearer bob-R6", cache(), stub).response(for: me)
+    #expect(bob.response.cacheStatus == .miss)
+    #expect(String(decoding: bob.value, as: UTF8.self) == "profile of Bearer bob-R6")
+    let nobody = try await Self.client(nil, cache(), stub).response(for: me)
+    #expect(nobody.response.cacheStatus == .miss)
+    #expect(String(decoding: nobody.value, as: UTF8.self) == "profile of nobody")
+    // The same credential in another case of its scheme is another credential: a miss, never
+    // a hit for someone else's.
+    let scheme = try await Self.client("bearer alice-R6", cache(), stub).response(for: me)
+    #expect(String(decoding: scheme.value, as: UTF8.self) == "profile of bearer alice-R6")
+  }
+}

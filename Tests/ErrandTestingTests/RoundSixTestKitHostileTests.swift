@@ -102,6 +102,48 @@ import Testing
   }
 }
 
+/// A secret the request carried that the server makes a response header's name of
+/// (`X-Echo-<token>: 1`; `+` may be in a name), or quotes percent-encoded (`%2B` for `+`): neither a HAR nor
+/// a cassette may hold it.
+@Suite(.timeLimit(.minutes(2))) struct RoundSixRecordingHostileTests {
+  static let token = "tokR6har+name5e"
+
+  static func echoing() -> StubTransport {
+    StubTransport { request in
+      let credential = String(request.headers["Authorization"]?.dropFirst(7) ?? "")
+      return .status(
+        401,
+        headers: [
+          "X-Echo-\(credential)": "1",
+          "X-Quoted": credential.replacingOccurrences(of: "+", with: "%2B"),
+        ])
+    }
+  }
+
+  static let request = HTTPRequest(
+    url: URL(string: "https://api.example.com/v1/me")!,
+    headers: ["Authorization": "Bearer \(token)"])
+
+  @Test func aHARHoldsNoSecretEchoedInAHeaderName() async throws {
+    let stub = Self.echoing()
+    _ = try await stub.send(Self.request)
+    let text = String(decoding: try JSONEncoder().encode(await stub.har()), as: UTF8.self)
+    #expect(!text.contains("tokR6har"), "\(text)")
+  }
+
+  @Test func aCassetteHoldsNoSecretEchoedInAHeaderName() async throws {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("round-six-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let file = root.appendingPathComponent("echo.json")
+    let cassette = CassetteTransport(url: file, mode: .all, upstream: Self.echoing())
+    _ = try await cassette.send(Self.request)
+    let text = try String(contentsOf: file, encoding: .utf8)
+    #expect(!text.contains("tokR6har"), "written: \(text)")
+  }
+}
+
 /// A suite whose instance property makes the client with `.stubbed`: the instance is made for
 /// each test, inside the test's scope, so each test's client is its own test's.
 @Suite(.timeLimit(.minutes(2))) struct RoundSixStubbedSuitePropertyHostileTests {

@@ -13,8 +13,10 @@ extension Cassette.Exchange {
     echoed.body = Redaction.scrub(secrets, from: echoed.body)
     echoed.headers = HTTPHeaders(
       echoed.headers.fields.map { field in
+        // The name too: a server may make a header of what it got (`X-Echo-<token>`).
         HTTPHeaders.Field(
-          name: field.name,
+          name: String(
+            decoding: Redaction.scrub(secrets, from: Data(field.name.utf8)), as: UTF8.self),
           value: String(
             decoding: Redaction.scrub(secrets, from: Data(field.value.utf8)), as: UTF8.self))
       })

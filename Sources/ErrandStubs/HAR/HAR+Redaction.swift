@@ -143,7 +143,7 @@ extension HAR.Entry {
   }
 
   /// Headers redacted by `redaction`, those holding URLs redacted as URLs, and the values it
-  /// leaves scrubbed of `secrets`; comments scrubbed too.
+  /// leaves scrubbed of `secrets`; names and comments scrubbed too.
   static func redact(
     _ headers: [HAR.Header], with redaction: Redaction, scrubbing secrets: [String]
   ) -> [HAR.Header] {
@@ -155,6 +155,8 @@ extension HAR.Entry {
         urlHeaders.contains(header.name.lowercased())
         ? redaction.redact(urlText: field.value) : field.value
       copy.value = HAR.scrubbed(value, secrets)
+      // The name too: a server may make a header of what it got (`X-Echo-<token>`).
+      copy.name = HAR.scrubbed(header.name, secrets)
       copy.comment = header.comment.map { HAR.comment($0, redaction, secrets) }
       return copy
     }

@@ -29,7 +29,9 @@ extension APIClient {
     public var timeout: Duration?
     /// The status codes that count as success.
     public var acceptableStatusCodes: Range<Int>
-    /// The `User-Agent` header value, `Errand/<version>` by default; `nil` sends none.
+    /// The `User-Agent` header value, `Errand/<version>` by default; `nil` sends none. Like a
+    /// default header, it goes to another origin (an absolute-URL endpoint, a redirect) only
+    /// while ``crossOriginHeaders`` names `user-agent`, as it does unless changed.
     public var userAgent: String?
     /// Middleware every request goes through, outermost first.
     public var middleware: [any Middleware]

@@ -43,7 +43,13 @@ extension APIClient {
     if let accept = endpoint.decoding.accept {
       headers["Accept"] = accept
     }
-    if let userAgent = configuration.userAgent {
+    let leavesOrigin = endpoint.leavesOrigin(
+      of: baseURL, trustedHosts: configuration.trustedHosts)
+    // The user agent is a default header like the others: at another origin, only when
+    // `crossOriginHeaders` names it (as it does unless changed).
+    if let userAgent = configuration.userAgent,
+      !leavesOrigin || configuration.crossOriginHeaders.contains("user-agent")
+    {
       headers["User-Agent"] = userAgent
     }
     var body: Data?
@@ -60,7 +66,7 @@ extension APIClient {
         throw invalid("the body could not be encoded: \(APIError.describe(error))")
       }
     }
-    if endpoint.leavesOrigin(of: baseURL, trustedHosts: configuration.trustedHosts) {
+    if leavesOrigin {
       // Another origin gets only the default headers that are safe anywhere: deny by default.
       headers.merge(
         HTTPHeaders(configuration.headers.fields.filter(configuration.goesToOtherOrigins)))

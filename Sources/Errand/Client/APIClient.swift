@@ -72,8 +72,10 @@ public actor APIClient {
       transport is any CallCancellationAware
       && configuration.middleware.allSatisfy { $0 is any CallCancellationAware }
     self.orderedMiddleware = Self.ordered(configuration.middleware)
-    self.clientHeaderNames = Set(configuration.headers.fields.map { $0.name.lowercased() })
-      .subtracting(configuration.crossOriginHeaders)
+    self.clientHeaderNames = Set(
+      configuration.headers.fields.map { $0.name.lowercased() }
+        + (configuration.userAgent == nil ? [] : ["user-agent"])
+    ).subtracting(configuration.crossOriginHeaders)
   }
 
   deinit {

@@ -40,7 +40,12 @@ extension Redaction {
         }
       }
     }
-    let components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
+    // Parsed only when there is something to find: every response head a listener or a log
+    // line shows comes through here.
+    let url = request.url.absoluteURL
+    let components =
+      url.query != nil || url.user != nil || url.password != nil
+      ? URLComponents(url: url, resolvingAgainstBaseURL: true) : nil
     for item in components?.queryItems ?? [] where queryParameters.contains(item.name.lowercased())
     {
       if let value = item.value { values.insert(value) }

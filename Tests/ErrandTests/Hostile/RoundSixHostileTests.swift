@@ -182,6 +182,35 @@ import Testing
     #expect(last.headers["X-Client-Version"] == "4.2")
     #expect(last.headers["X-Tenant-Key"] == nil)
   }
+
+  /// How a call reaches another origin: a redirect, or an endpoint at an absolute URL.
+  enum Leaving: String, CaseIterable, Sendable { case redirect, absoluteURL }
+
+  /// The configuration's `userAgent` is a default header like the others: with `user-agent`
+  /// taken out of `crossOriginHeaders` it stays at the client's origin (it went everywhere), and
+  /// with the default list it goes on.
+  @Test(arguments: Leaving.allCases, [false, true])
+  func theUserAgentFollowsCrossOriginHeaders(_ leaving: Leaving, listed: Bool) async throws {
+    let stub = StubTransport(followsRedirects: true)
+    await stub.on(
+      .get, "/v1/start", .status(302, headers: ["Location": "https://other.example.net/x"]))
+    await stub.on(.get, "/x", .status(200))
+    var configuration = APIClient.Configuration()
+    configuration.userAgent = "Tenant-4471-App/2.0"
+    if !listed { configuration.crossOriginHeaders.remove("user-agent") }
+    let client = APIClient(baseURL: base, transport: stub, configuration: configuration)
+    let endpoint =
+      leaving == .redirect
+      ? Endpoint<Data>(path: "start", decoding: .data)
+      : Endpoint<Data>(url: URL(string: "https://other.example.net/x")!, decoding: .data)
+    _ = try await client.response(for: endpoint)
+    let last = try #require(await stub.requests.last)
+    #expect(last.url.host == "other.example.net")
+    #expect(last.headers["User-Agent"] == (listed ? "Tenant-4471-App/2.0" : nil))
+    if leaving == .redirect {
+      #expect(await stub.requests.first?.headers["User-Agent"] == "Tenant-4471-App/2.0")
+    }
+  }
 }
 
 /// Secrets a server echoes in a response head, in forms the scrubber may not know.

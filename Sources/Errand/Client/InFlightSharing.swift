@@ -29,8 +29,8 @@ final class InFlightSharing: Sendable {
 
   /// What identifies a request whose exchange may be shared: its method, URL, every header that
   /// may change the answer (credentials included, so that no caller gets an answer meant for
-  /// other credentials), what its redaction hides, and its size limit; `nil` for a request that is never shared (a body, a
-  /// method other than `GET` or `HEAD`).
+  /// other credentials), what its redaction hides, and its size limit; `nil` for a request that
+  /// is never shared (a body, a method other than `GET` or `HEAD`).
   static func key(for request: HTTPRequest) -> String? {
     guard ["GET", "HEAD"].contains(request.method.rawValue), request.body == nil,
       request.bodyFile == nil

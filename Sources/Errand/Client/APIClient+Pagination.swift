@@ -154,13 +154,16 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
 }
 
 /// The first 128 bits of the SHA-256 digest of a page's URL: what ``Pages`` keeps of each page it
-/// fetched (two URLs share one with a chance of about 2^-128).
+/// fetched (two URLs share one with a chance of about 2^-128). The URL is digested in a normal
+/// form (RFC 3986 §6.2.2, §6.2.3): the scheme and host lowercased, a default port and the
+/// fragment dropped, percent-encodings' hex digits uppercased; so a next link that names a
+/// fetched page another way (`API.Example.com`, `:443`, `%2f`) is that page.
 struct PageDigest: Hashable, Sendable {
   private let high: UInt64
   private let low: UInt64
 
   init(_ url: URL) {
-    let digest = SHA256Digest.hash(Data(url.absoluteString.utf8))
+    let digest = SHA256Digest.hash(Data(Self.normalized(url).utf8))
     var high: UInt64 = 0
     var low: UInt64 = 0
     for (index, byte) in digest.prefix(16).enumerated() {
@@ -172,5 +175,51 @@ struct PageDigest: Hashable, Sendable {
     }
     self.high = high
     self.low = low
+  }
+
+  /// `url` in the normal form the digest is taken of.
+  static func normalized(_ url: URL) -> String {
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+      return url.absoluteString
+    }
+    let scheme = components.scheme?.lowercased()
+    components.scheme = scheme
+    components.percentEncodedHost = components.percentEncodedHost?.lowercased()
+    if (scheme == "https" && components.port == 443) || (scheme == "http" && components.port == 80)
+    {
+      components.port = nil
+    }
+    components.fragment = nil
+    components.percentEncodedPath = uppercasingHex(components.percentEncodedPath)
+    components.percentEncodedQuery = components.percentEncodedQuery.map(uppercasingHex)
+    return components.string ?? url.absoluteString
+  }
+
+  /// `text` with the two hex digits after each `%` uppercased.
+  private static func uppercasingHex(_ text: String) -> String {
+    guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+    var bytes = Array(text.utf8)
+    var index = 0
+    while index + 2 < bytes.count {
+      let digits = bytes[index + 1...index + 2]
+      if bytes[index] == UInt8(ascii: "%"), digits.allSatisfy({ $0.isHexDigit }) {
+        for offset in 1...2 where bytes[index + offset] >= UInt8(ascii: "a") {
+          bytes[index + offset] -= 32
+        }
+        index += 3
+      } else {
+        index += 1
+      }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+extension UInt8 {
+  /// Whether the byte is an ASCII hex digit, in either case.
+  fileprivate var isHexDigit: Bool {
+    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+      || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+      || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
   }
 }

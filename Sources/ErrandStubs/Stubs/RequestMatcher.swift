@@ -110,13 +110,14 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
   /// Requests whose path is `url`'s, segment by segment (each percent-decoded on its own), with
   /// no placeholders: what a contract's stub answers its own case's request by, so that a value
   /// with an encoded slash or braces (`a%2Fb`, `%7Bid%7D`) is one literal segment.
+  /// A trailing slash counts: `dogs/` is not `dogs`.
   static func samePath(as url: URL) -> RequestMatcher {
-    let expected = PathTemplate.segments(of: url)
+    let expected = PathTemplate.segments(of: url, keepingTrailingSlash: true)
     let shown = url.absoluteURL.path(percentEncoded: true)
     return RequestMatcher(
       shown, hint: (nil, shown),
       sentInstead: { DiagnosticText.escaped("path: expected \(shown), sent \($0.url.path)") },
-      matches: { PathTemplate.segments(of: $0.url) == expected })
+      matches: { PathTemplate.segments(of: $0.url, keepingTrailingSlash: true) == expected })
   }
 
   /// Requests that have a query item with this name and, when given, this value (decoded).
@@ -305,9 +306,10 @@ enum PathTemplate {
   ///
   /// Read without `URLComponents` (every route's matcher reads it for every request), and
   /// without a trailing slash, as `URL.path` (which templates were matched against) has it.
-  static func segments(of url: URL) -> [String] {
+  /// With `keepingTrailingSlash`, a trailing slash is kept as an empty last segment.
+  static func segments(of url: URL, keepingTrailingSlash: Bool = false) -> [String] {
     var encoded = url.absoluteURL.path(percentEncoded: true)
-    if encoded.utf8.count > 1, encoded.hasSuffix("/") {
+    if !keepingTrailingSlash, encoded.utf8.count > 1, encoded.hasSuffix("/") {
       encoded.removeLast()
     }
     let segments = encoded.split(separator: "/", omittingEmptySubsequences: false)

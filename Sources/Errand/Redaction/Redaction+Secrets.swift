@@ -4,9 +4,10 @@ extension Redaction {
   /// The secret values a request carries, as they would appear if a server echoed them: the
   /// values of hidden headers (and the credential after an `Authorization` scheme such as
   /// `Bearer`, the user and password a `Basic` one encodes, and each cookie of a `Cookie`), of
-  /// hidden query items (decoded and as the URL carries them), the URL's user and password, and
-  /// of hidden JSON or form body fields; each also as a JSON string escapes it (`\/`, `\"`)
-  /// and percent-encoded, the ways a server most often quotes what it got.
+  /// hidden query items (decoded and as the URL carries them) and of the fragment's hidden
+  /// `name=value` pairs, the URL's user and password, and of hidden JSON or form body fields;
+  /// each also as a JSON string escapes it (`\/`, `\"`) and percent-encoded, the ways a server
+  /// most often quotes what it got.
   /// Values shorter than four characters are left out: hiding every `1` would hide too much.
   /// - Parameter request: The request.
   /// - Returns: The values, longest first.
@@ -54,6 +55,20 @@ extension Redaction {
     for item in components?.percentEncodedQueryItems ?? []
     where queryParameters.contains((item.name.removingPercentEncoding ?? item.name).lowercased()) {
       if let value = item.value { values.insert(value) }
+    }
+    // `name=value` pairs in the fragment, which the URL's redaction hides as in the query
+    // (an OAuth implicit grant's `#access_token=`): a server or a stub that quotes the URL it
+    // got may echo them too.
+    if let fragment = url.fragment(percentEncoded: true), fragment.contains("=") {
+      for pair in fragment.split(separator: "&") {
+        let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+        if parts.count == 2,
+          queryParameters.contains((parts[0].removingPercentEncoding ?? parts[0]).lowercased())
+        {
+          values.insert(parts[1])
+          if let decoded = parts[1].removingPercentEncoding { values.insert(decoded) }
+        }
+      }
     }
     if let password = components?.password { values.insert(password) }
     if let user = components?.user { values.insert(user) }

@@ -6,7 +6,9 @@ extension APIClient {
   /// By default the next page is the first `rel="next"` of the response's `Link` fields
   /// (RFC 8288), fetched as an absolute-URL endpoint like the first; pass `next` to follow a
   /// cursor instead. The pages end when there is no next page, or when a next page would repeat
-  /// one already fetched.
+  /// one already fetched (the same method, URL and body; a URL compared in its RFC 3986 normal
+  /// form, so `API.Example.com`, `:443` or `%2f` name the page that `api.example.com`, no port
+  /// or `%2F` do).
   ///
   /// A next page at another origin, on a host not in ``Configuration/trustedHosts``, gets no
   /// credentials and no header but the safe ones (``Configuration/crossOriginHeaders``, and those
@@ -109,8 +111,8 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
     var upcoming: Endpoint<Value>?
     let next: (@Sendable (Response<Value>) -> Endpoint<Value>?)?
     /// The pages fetched so far, to stop at a `next` that points back: a 128-bit digest of
-    /// each URL rather than the URL (a cursor can be a kilobyte), so that a long walk costs
-    /// 16 bytes a page.
+    /// each request's method, URL and body rather than the request (a cursor can be a kilobyte),
+    /// so that a long walk costs 16 bytes a page.
     var fetched: Set<PageDigest> = []
     /// Why the page after the last one returned cannot be fetched: thrown by the next call.
     var pendingError: (any Error)?
@@ -128,7 +130,7 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
       guard let endpoint = upcoming else { return nil }
       upcoming = nil
       let page = try await client.response(for: endpoint)
-      fetched.insert(PageDigest(page.request.url))
+      fetched.insert(PageDigest(page.request))
       let configuration = client.configuration
       let following =
         next.map { $0(page) }
@@ -136,8 +138,8 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
           after: page.response, of: page.request, trustedHosts: configuration.trustedHosts)
       if let following {
         do {
-          let url = try client.makeRequest(for: following).url
-          upcoming = fetched.contains(PageDigest(url)) ? nil : following
+          let request = try client.makeRequest(for: following)
+          upcoming = fetched.contains(PageDigest(request)) ? nil : following
         } catch {
           pendingError = error
         }
@@ -153,8 +155,9 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
   }
 }
 
-/// The first 128 bits of the SHA-256 digest of a page's URL: what ``Pages`` keeps of each page it
-/// fetched (two URLs share one with a chance of about 2^-128). The URL is digested in a normal
+/// The first 128 bits of the SHA-256 digest of a page's request (its method, URL and body: a
+/// cursor in a `POST` body makes another page at the same URL): what ``Pages`` keeps of each page
+/// it fetched (two requests share one with a chance of about 2^-128). The URL is digested in a normal
 /// form (RFC 3986 §6.2.2, §6.2.3): the scheme and host lowercased, a default port and the
 /// fragment dropped, percent-encodings' hex digits uppercased; so a next link that names a
 /// fetched page another way (`API.Example.com`, `:443`, `%2f`) is that page.
@@ -162,8 +165,14 @@ struct PageDigest: Hashable, Sendable {
   private let high: UInt64
   private let low: UInt64
 
-  init(_ url: URL) {
-    let digest = SHA256Digest.hash(Data(Self.normalized(url).utf8))
+  init(_ request: HTTPRequest) {
+    var text = Data("\(request.method.rawValue) \(Self.normalized(request.url))\n".utf8)
+    if let body = request.body {
+      text.append(body)
+    } else if let file = request.bodyFile {
+      text.append(Data("file \(file.absoluteString)".utf8))
+    }
+    let digest = SHA256Digest.hash(text)
     var high: UInt64 = 0
     var low: UInt64 = 0
     for (index, byte) in digest.prefix(16).enumerated() {

@@ -91,6 +91,25 @@ import Testing
     #expect(fetched == 2)
   }
 
+  /// A cursor in a `POST` body (a search API): every page has the same URL, but each is another
+  /// page, so the walk goes on until `next` says there is none.
+  @Test func aCursorInAPostBodyIsWalkedToItsEnd() async throws {
+    let stub = StubTransport { _ in .status(200, body: Data("[]".utf8)) }
+    @Sendable func search(_ cursor: Int) -> Endpoint<[Dog]> {
+      Endpoint<[Dog]>(method: .post, path: "search", body: .data(Data("cursor=\(cursor)".utf8)))
+    }
+    var fetched: [String] = []
+    let pages = Self.client(stub).pages(search(0)) { page in
+      let cursor = Int(String(decoding: page.request.body ?? Data(), as: UTF8.self).dropFirst(7))
+      return cursor.flatMap { $0 < 3 ? search($0 + 1) : nil }
+    }
+    for try await page in pages {
+      fetched.append(String(decoding: page.request.body ?? Data(), as: UTF8.self))
+      if fetched.count > 10 { break }
+    }
+    #expect(fetched == ["cursor=0", "cursor=1", "cursor=2", "cursor=3"])
+  }
+
   /// A long walk with no loop is walked to its end, and pages whose URLs differ only after a
   /// kilobyte are told apart.
   @Test func aLongWalkWithLongSharedPrefixesIsWalkedToItsEnd() async throws {

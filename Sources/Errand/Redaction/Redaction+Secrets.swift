@@ -45,7 +45,8 @@ extension Redaction {
     // line shows comes through here.
     let url = request.url.absoluteURL
     let components =
-      url.query != nil || url.user != nil || url.password != nil
+      url.query(percentEncoded: true) != nil || url.user(percentEncoded: true) != nil
+        || url.password(percentEncoded: true) != nil
       ? URLComponents(url: url, resolvingAgainstBaseURL: true) : nil
     for item in components?.queryItems ?? [] where queryParameters.contains(item.name.lowercased())
     {
@@ -70,8 +71,13 @@ extension Redaction {
         }
       }
     }
-    if let password = components?.password { values.insert(password) }
-    if let user = components?.user { values.insert(user) }
+    // Decoded, and as the URL carries them: one that does not decode (`%FF`) has no decoded form.
+    for part in [
+      components?.password, components?.user, components?.percentEncodedPassword,
+      components?.percentEncodedUser,
+    ] {
+      if let part { values.insert(part) }
+    }
     if let body = request.body {
       if let ranges = hiddenMultipartRanges(in: body, contentType: request.headers["Content-Type"])
       {

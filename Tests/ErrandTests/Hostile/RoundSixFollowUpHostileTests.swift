@@ -376,6 +376,13 @@ import Testing
     Row(
       url: URL(string: "https://api.example.com/v1/dogs#access_token=tokR6Ffrag1234")!,
       secret: "tokR6Ffrag1234"),
+    // A query or user that does not percent-decode (`%FF` is no UTF-8 on its own).
+    Row(
+      url: URL(string: "https://api.example.com/v1/dogs?token=tokR6Fbad%FF5678")!,
+      secret: "tokR6Fbad%FF5678"),
+    Row(
+      url: URL(string: "https://tokR6Fuser%FF9012:pw@api.example.com/v1/dogs")!,
+      secret: "tokR6Fuser%FF9012"),
   ]
 
   /// Sets the request's URL, as a middleware may.

@@ -61,7 +61,7 @@ extension Redaction {
     // (an OAuth implicit grant's `#access_token=`): a server or a stub that quotes the URL it
     // got may echo them too.
     if let fragment = url.fragment(percentEncoded: true), fragment.contains("=") {
-      for pair in fragment.split(separator: "&") {
+      for pair in Self.fragmentPairs(Substring(fragment)).pairs.split(separator: "&") {
         let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
         if parts.count == 2,
           queryParameters.contains((parts[0].removingPercentEncoding ?? parts[0]).lowercased())

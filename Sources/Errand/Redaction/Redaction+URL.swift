@@ -7,7 +7,7 @@ extension Redaction {
   ///
   /// Every query item keeps its place and its spelling; empty items (`?a=1&`, `?&`, `?=`) are
   /// kept as written. `name=value` pairs in the fragment are redacted as in the query (tokens of
-  /// OAuth's implicit grant travel there).
+  /// OAuth's implicit grant travel there), after the fragment's own `?` when it has one.
   /// - Parameter url: The URL.
   /// - Returns: The text, for example `https://x.example/a?token=<redacted>&page=2`.
   public func redact(_ url: URL) -> String {
@@ -33,12 +33,21 @@ extension Redaction {
     return redactingFragment(text)
   }
 
-  /// `text` with the `name=value` pairs after its first `#` redacted as a query's are.
+  /// `text` with the `name=value` pairs after its first `#` redacted as a query's are (after
+  /// the fragment's own `?`, when it has one: a hash route such as `#/callback?access_token=`).
   private func redactingFragment(_ text: String) -> String {
     guard let hash = text.firstIndex(of: "#") else { return text }
-    let start = text.index(after: hash)
-    return String(text[..<start])
-      + Self.redactPairs(String(text[start...]), hiding: queryParameters, plusIsSpace: false)
+    let (route, pairs) = Self.fragmentPairs(text[text.index(after: hash)...])
+    return String(text[...hash]) + route
+      + Self.redactPairs(String(pairs), hiding: queryParameters, plusIsSpace: false)
+  }
+
+  /// A fragment split into what comes before its `name=value` pairs (a hash route up to and
+  /// including its first `?`, or nothing) and the pairs.
+  static func fragmentPairs(_ fragment: Substring) -> (route: Substring, pairs: Substring) {
+    guard let question = fragment.firstIndex(of: "?") else { return (fragment.prefix(0), fragment) }
+    let start = fragment.index(after: question)
+    return (fragment[..<start], fragment[start...])
   }
 
   /// URL text (a `Location`, a link in a body) with the user info and secret query values

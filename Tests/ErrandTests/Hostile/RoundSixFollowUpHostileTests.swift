@@ -308,6 +308,25 @@ import Testing
       (redirected.headers["User-Agent"] == nil) == (redirected.headers["X-Tenant-Key"] == nil))
   }
 
+  /// A next page that leaves HTTPS for plain HTTP on a trusted host withholds what another
+  /// origin would not get: the user agent too, when the list does not name it.
+  @Test(arguments: [false, true])
+  func aDowngradedPageToATrustedHostWithholdsTheUserAgent(_ listed: Bool) async throws {
+    let stub = StubTransport()
+    await stub.on(
+      .path("/v1/dogs"),
+      .status(
+        200, body: Data("[]".utf8),
+        headers: ["Link": "<http://files.example.net/dogs?page=2>; rel=\"next\""]))
+    await stub.on(.path("/dogs"), .status(200, body: Data("[]".utf8)))
+    let client = Self.client(stub, listed: listed, trusting: ["files.example.net"])
+    for try await _ in client.pages(Endpoint<[Dog]>(path: "dogs")) {}
+    let last = try #require(await stub.requests.last)
+    #expect(last.url.scheme == "http")
+    #expect(last.headers["User-Agent"] == (listed ? Self.agent : nil))
+    #expect(last.headers["X-Tenant-Key"] == nil)
+  }
+
   /// An endpoint's own `User-Agent` at another origin is its own choice: sent, listed or not.
   @Test(arguments: [false, true])
   func anEndpointsOwnUserAgentGoesWhereItSays(_ listed: Bool) async throws {
@@ -376,6 +395,10 @@ import Testing
     Row(
       url: URL(string: "https://api.example.com/v1/dogs#access_token=tokR6Ffrag1234")!,
       secret: "tokR6Ffrag1234"),
+    // A hash route with a query in the fragment, as single-page apps write OAuth callbacks.
+    Row(
+      url: URL(string: "https://api.example.com/v1/dogs#/cb?access_token=tokR6Fspa1234&x=1")!,
+      secret: "tokR6Fspa1234"),
     // A query or user that does not percent-decode (`%FF` is no UTF-8 on its own).
     Row(
       url: URL(string: "https://api.example.com/v1/dogs?token=tokR6Fbad%FF5678")!,

@@ -110,6 +110,27 @@ import Testing
     #expect(fetched == ["cursor=0", "cursor=1", "cursor=2", "cursor=3"])
   }
 
+  /// A cursor in a request header: same method, URL and body each page. Not fixed: the digest
+  /// leaves headers out, since a generated `Idempotency-Key` differs at every call.
+  @Test func aCursorInAHeaderIsWalkedToItsEnd() async throws {
+    let stub = StubTransport { _ in .status(200, body: Data("[]".utf8)) }
+    @Sendable func page(_ cursor: Int) -> Endpoint<[Dog]> {
+      Endpoint<[Dog]>(path: "dogs", headers: ["X-Page-Token": "\(cursor)"])
+    }
+    var fetched: [String] = []
+    let pages = Self.client(stub).pages(page(0)) { response in
+      let cursor = Int(response.request.headers["X-Page-Token"] ?? "")
+      return cursor.flatMap { $0 < 3 ? page($0 + 1) : nil }
+    }
+    for try await response in pages {
+      fetched.append(response.request.headers["X-Page-Token"] ?? "")
+      if fetched.count > 10 { break }
+    }
+    withKnownIssue("Pages' loop check ignores headers: a header cursor ends the walk at once") {
+      #expect(fetched == ["0", "1", "2", "3"])
+    }
+  }
+
   /// A long walk with no loop is walked to its end, and pages whose URLs differ only after a
   /// kilobyte are told apart.
   @Test func aLongWalkWithLongSharedPrefixesIsWalkedToItsEnd() async throws {

@@ -6,7 +6,8 @@ extension APIClient {
   /// By default the next page is the first `rel="next"` of the response's `Link` fields
   /// (RFC 8288), fetched as an absolute-URL endpoint like the first; pass `next` to follow a
   /// cursor instead. The pages end when there is no next page, or when a next page would repeat
-  /// one already fetched (the same method, URL and body; a URL compared in its RFC 3986 normal
+  /// one already fetched (the same method, URL, headers and body, leaving out those made afresh
+  /// for each call such as an idempotency key; a URL compared in its RFC 3986 normal
   /// form, so `API.Example.com`, `:443` or `%2f` name the page that `api.example.com`, no port
   /// or `%2F` do).
   ///
@@ -111,7 +112,7 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
     var upcoming: Endpoint<Value>?
     let next: (@Sendable (Response<Value>) -> Endpoint<Value>?)?
     /// The pages fetched so far, to stop at a `next` that points back: a 128-bit digest of
-    /// each request's method, URL and body rather than the request (a cursor can be a kilobyte),
+    /// each request's method, URL, headers and body rather than the request (a cursor can be a kilobyte),
     /// so that a long walk costs 16 bytes a page.
     var fetched: Set<PageDigest> = []
     /// Why the page after the last one returned cannot be fetched: thrown by the next call.
@@ -155,8 +156,8 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
   }
 }
 
-/// The first 128 bits of the SHA-256 digest of a page's request (its method, URL and body: a
-/// cursor in a `POST` body makes another page at the same URL): what ``Pages`` keeps of each page
+/// The first 128 bits of the SHA-256 digest of a page's request (its method, URL, headers and
+/// body: a cursor in a `POST` body or a header makes another page at the same URL): what ``Pages`` keeps of each page
 /// it fetched (two requests share one with a chance of about 2^-128). The URL is digested in a normal
 /// form (RFC 3986 §6.2.2, §6.2.3): the scheme and host lowercased, a default port and the
 /// fragment dropped, percent-encodings' hex digits uppercased; so a next link that names a
@@ -167,6 +168,13 @@ struct PageDigest: Hashable, Sendable {
 
   init(_ request: HTTPRequest) {
     var text = Data("\(request.method.rawValue) \(Self.normalized(request.url))\n".utf8)
+    // The headers too (a cursor may travel in one), but not those made afresh for every call:
+    // a generated idempotency key or trace id would make every page look new.
+    for field in request.headers.fields.map({ ($0.name.lowercased(), $0.value) }).sorted(by: <)
+    where !Self.perCallHeaders.contains(field.0) {
+      text.append(Data("\(field.0): \(field.1)\n".utf8))
+    }
+    text.append(Data("\n".utf8))
     if let body = request.body {
       text.append(body)
     } else if let file = request.bodyFile {
@@ -185,6 +193,11 @@ struct PageDigest: Hashable, Sendable {
     self.high = high
     self.low = low
   }
+
+  /// Headers a request gets afresh for every call, left out of the digest.
+  static let perCallHeaders = InFlightSharing.perCallHeaders.union([
+    IdempotencyKey.fieldName.lowercased()
+  ])
 
   /// `url` in the normal form the digest is taken of.
   static func normalized(_ url: URL) -> String {

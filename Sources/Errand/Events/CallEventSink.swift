@@ -178,7 +178,7 @@ package final class CallEventSink: Sendable {
   private func scrubbed(_ text: String) -> String {
     guard let sent = state.withLock({ $0.sent }) else { return text }
     let secrets = redaction.merging(sent.redaction).secretValues(in: sent)
-    return String(decoding: Redaction.scrub(secrets, from: Data(text.utf8)), as: UTF8.self)
+    return Redaction.scrub(secrets, from: text)
   }
 
   /// Text that may quote URLs (an error's description), with every URL in it redacted: each

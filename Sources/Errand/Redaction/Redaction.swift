@@ -170,14 +170,18 @@ public struct Redaction: Sendable, Hashable {
 
   /// `headers` with every occurrence of each secret value replaced by `<redacted>`, in the
   /// names as in the values: a server may make a header of what it got (`X-Echo-<token>`).
-  private static func scrub(_ secrets: [String], from headers: HTTPHeaders) -> HTTPHeaders {
+  package static func scrub(_ secrets: [String], from headers: HTTPHeaders) -> HTTPHeaders {
     guard !secrets.isEmpty else { return headers }
     return HTTPHeaders(
       headers.fields.map { field in
         HTTPHeaders.Field(
-          name: String(decoding: scrub(secrets, from: Data(field.name.utf8)), as: UTF8.self),
-          value: String(decoding: scrub(secrets, from: Data(field.value.utf8)), as: UTF8.self))
+          name: scrub(secrets, from: field.name), value: scrub(secrets, from: field.value))
       })
+  }
+
+  /// `text` with every occurrence of each secret value replaced by `<redacted>`.
+  package static func scrub(_ secrets: [String], from text: String) -> String {
+    String(decoding: scrub(secrets, from: Data(text.utf8)), as: UTF8.self)
   }
 
   /// The URL with secrets replaced by a percent-encoded `<redacted>`, so that it stays a URL.

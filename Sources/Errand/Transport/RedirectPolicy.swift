@@ -69,7 +69,7 @@ package enum RedirectPolicy {
       let secrets = redaction.secretValues(
         in: HTTPRequest(url: source, headers: headers, redaction: redaction))
       func scrubbed(_ text: String) -> String {
-        String(decoding: Redaction.scrub(secrets, from: Data(text.utf8)), as: UTF8.self)
+        Redaction.scrub(secrets, from: text)
       }
       return .refuse(
         RefusedRedirectError(

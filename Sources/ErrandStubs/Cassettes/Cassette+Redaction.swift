@@ -11,15 +11,8 @@ extension Cassette.Exchange {
     let secrets = redaction.secretValues(in: request)
     var echoed = response
     echoed.body = Redaction.scrub(secrets, from: echoed.body)
-    echoed.headers = HTTPHeaders(
-      echoed.headers.fields.map { field in
-        // The name too: a server may make a header of what it got (`X-Echo-<token>`).
-        HTTPHeaders.Field(
-          name: String(
-            decoding: Redaction.scrub(secrets, from: Data(field.name.utf8)), as: UTF8.self),
-          value: String(
-            decoding: Redaction.scrub(secrets, from: Data(field.value.utf8)), as: UTF8.self))
-      })
+    // Names and values: a server may make a header of what it got (`X-Echo-<token>`).
+    echoed.headers = Redaction.scrub(secrets, from: echoed.headers)
     if echoed.body.count != response.body.count, echoed.headers["Content-Length"] != nil {
       echoed.headers["Content-Length"] = String(echoed.body.count)
     }

@@ -36,7 +36,7 @@ extension HAR {
   /// Text with every one of `secrets` replaced by `<redacted>`.
   static func scrubbed(_ text: String, _ secrets: [String]) -> String {
     secrets.isEmpty
-      ? text : String(decoding: Redaction.scrub(secrets, from: Data(text.utf8)), as: UTF8.self)
+      ? text : Redaction.scrub(secrets, from: text)
   }
 
   /// A comment with the secrets of each URL in it hidden (its words with a `?`, `#` or `://`

@@ -32,6 +32,39 @@ enum Overhead {
     ("a handler", { StubTransport { _ in .status(200, body: Data("{}".utf8)) } }),
   ]
 
+  /// For profilers and quick comparisons: the route stub called directly and through a client
+  /// (60-second timeout), `count` calls of each per round, interleaved; nanoseconds per call,
+  /// median of the rounds, and the overhead, median of the rounds' differences. With `direct`
+  /// or `send` alone, only that loop runs (one round).
+  static func profileRoute(_ count: Int, only: String?, rounds: Int) async throws -> String {
+    let base = URL(string: "https://api.example.com/v1")!
+    let endpoint = Endpoint<Data>(path: "dogs")
+    let request = try APIClient(baseURL: base, transport: StubTransport()).makeRequest(
+      for: endpoint)
+    var direct: [Double] = []
+    var send: [Double] = []
+    for _ in 0..<(only == nil ? rounds : 1) {
+      // A fresh stub for each loop: its journal grows alike in both.
+      if only != "send" {
+        let stub = await stubs[0].make()
+        let start = now()
+        for _ in 0..<count { _ = try await stub.send(request) }
+        direct.append((now() - start) * 1e9 / Double(count))
+      }
+      if only != "direct" {
+        let client = APIClient(baseURL: base, transport: await stubs[0].make())
+        let start = now()
+        for _ in 0..<count { _ = try await client.send(endpoint) }
+        send.append((now() - start) * 1e9 / Double(count))
+      }
+    }
+    guard only == nil else { return "\(Int((direct + send)[0])) ns" }
+    let overhead = zip(send, direct).map { $0 - $1 }
+    return
+      "direct \(Int(median(direct))) send \(Int(median(send))) overhead \(Int(median(overhead)))"
+      + " (\(Int(overhead.min() ?? 0))–\(Int(overhead.max() ?? 0)))"
+  }
+
   /// Every stub and every variant in each round, in turn, so that drift hits them alike.
   static func run(iterations: Int, rounds: Int) async throws -> [Rounds] {
     let base = URL(string: "https://api.example.com/v1")!

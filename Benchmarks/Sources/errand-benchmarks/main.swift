@@ -49,6 +49,14 @@ if let count = options["--soak"] {
   await Soak.run(url: url, requests: Int(count) ?? 1_000_000, concurrency: 64)
   exit(0)
 }
+if let count = options["--profile-route"].flatMap({ Int($0) }) {
+  // The client's overhead over the route stub alone, `count` calls per loop, fresh stubs for
+  // each loop; `--only direct` or `--only send` runs one loop once, for profilers.
+  print(
+    try await Overhead.profileRoute(
+      count, only: options["--only"], rounds: Int(options["--rounds"] ?? "") ?? 9))
+  exit(0)
+}
 if options["--profile-overhead"] != nil {
   // For profilers: only the client-overhead loop, and its parts.
   let client = APIClient(

@@ -48,24 +48,40 @@ extension APIClient {
   }
 
   /// Whether a call to `endpoint` meets only Errand's own middleware and transport, so that it
-  /// runs in its caller's task (``CallRegistration/run(for:endsItsOwnWaits:_:)``).
+  /// runs in its caller's task (``run(_:for:as:registeredAs:)``).
   nonisolated func endsItsOwnWaits<Value>(for endpoint: Endpoint<Value>) -> Bool {
     endsItsOwnWaits && endpoint.middleware.allSatisfy { $0 is any CallCancellationAware }
   }
 
   /// ``run(_:for:as:)`` for a call listed as `registration`, so that ``cancelAll()`` ends it:
-  /// in its caller's task, its waits ended through its ``CallCancellation``, or in a task of its
-  /// own.
+  /// in its caller's task, its waits ended through its ``CallCancellation``, when it meets only
+  /// Errand's own middleware and transport; else in a task of its own
+  /// (``CallRegistration/runInTask(for:_:)``).
+  ///
+  /// A call its client cancelled before it started (while its request was being built) is not
+  /// run: no middleware sees it and nothing is sent. A call its client cancelled throws
+  /// ``APIError/cancelled(_:)``, whatever its exchange ended with, as `cancelAll()` counted it.
   nonisolated func run<Value>(
     _ request: HTTPRequest, for endpoint: Endpoint<Value>, as exchange: Exchange,
     registeredAs registration: CallRegistration
   ) async throws -> HTTPResponse {
-    try await registration.run(for: request, endsItsOwnWaits: endsItsOwnWaits(for: endpoint)) {
-      cancellation in
-      var exchange = exchange
-      exchange.cancellation = cancellation
-      return try await self.run(
-        request, for: endpoint, as: exchange, described: registration.endpoint)
+    guard endsItsOwnWaits(for: endpoint) else {
+      return try await registration.runInTask(for: request) { cancellation in
+        var exchange = exchange
+        exchange.cancellation = cancellation
+        return try await self.run(
+          request, for: endpoint, as: exchange, described: registration.endpoint)
+      }
+    }
+    // In the caller's task, the usual case: run here, without a closure to carry the call.
+    var exchange = exchange
+    exchange.cancellation = registration.cancellation
+    do {
+      if registration.isCancelled { throw CancellationError() }
+      return try await run(request, for: endpoint, as: exchange, described: registration.endpoint)
+    } catch {
+      if registration.isCancelled { throw CallRegistration.cancelled(request) }
+      throw error
     }
   }
 

@@ -27,14 +27,15 @@ extension APIClient {
     exchange.deadline = request.timeout.map {
       RequestDeadline(timeout: $0, clock: configuration.clock)
     }
-    exchange.sample = endpoint.sample
+    exchange.sampleBox = endpoint.sampleBox
     exchange.priority = endpoint.priority
     exchange.shares = sharing != nil && endpoint.sharesInFlight && !exchange.streams
     var context = RequestContext(
       endpoint: described ?? endpoint.description(redactedBy: configuration.redaction),
       requiresAuthentication: endpoint.requiresAuthentication && !endpoint.withholdsSecrets
         && !endpoint.leavesOrigin(of: baseURL, trustedHosts: configuration.trustedHosts),
-      sample: endpoint.sample, isIdempotent: endpoint.retriesSafely)
+      isIdempotent: endpoint.retriesSafely)
+    context.sampleBox = endpoint.sampleBox
     context.deadline = exchange.deadline
     context.clock = configuration.clock
     context.cachePolicy = endpoint.cachePolicy
@@ -55,7 +56,7 @@ extension APIClient {
     response.url = response.url ?? request.url
     // The request as the transport got it (tokens and headers the middleware added included, so
     // that an echo of them is scrubbed from what is printed), else as the client built it.
-    response.request = response.request ?? request
+    response.setRequestIfUnknown(request)
     if let events = exchange.events, let status = response.cacheStatus {
       events.post(.cacheOutcome(status))
     }
@@ -114,7 +115,10 @@ struct Pipeline: Sendable {
   func send(
     _ request: HTTPRequest, through chain: ArraySlice<any Middleware>, as exchange: Exchange
   ) async throws -> HTTPResponse {
-    let (request, exchange) = prepared(request, exchange, before: chain.first)
+    if needsPreparing(exchange, before: chain.first) {
+      let (request, exchange) = prepared(request, exchange)
+      return try await send(request, through: chain, as: exchange)
+    }
     guard let first = chain.first else {
       var response = try await sendWhenOnline(request, as: exchange)
       response.request = request
@@ -137,15 +141,18 @@ struct Pipeline: Sendable {
     }
   }
 
-  /// `request` and `exchange` as they go on to `next`: once only the middleware that see the
-  /// request as the transport sends it are left, without what a call that withholds its
-  /// secrets withholds, and with the jar's cookies: once per exchange.
-  private func prepared(
-    _ request: HTTPRequest, _ exchange: Exchange, before next: (any Middleware)?
-  ) -> (HTTPRequest, Exchange) {
-    guard next.map(Self.sendsAsTheTransportDoes) ?? true, !exchange.preparedForTransport else {
-      return (request, exchange)
-    }
+  /// Whether `exchange`'s request is made ready for the transport (``prepared(_:_:)``) before
+  /// `next`: once only the middleware that see the request as the transport sends it are left,
+  /// once per exchange, when the call withholds its secrets or the client keeps cookies (else
+  /// there is nothing to do).
+  private func needsPreparing(_ exchange: Exchange, before next: (any Middleware)?) -> Bool {
+    next.map(Self.sendsAsTheTransportDoes) ?? true && !exchange.preparedForTransport
+      && (exchange.withholding != nil || cookieJar != nil)
+  }
+
+  /// `request` and `exchange` made ready for the transport: without what a call that withholds
+  /// its secrets withholds, and with the jar's cookies.
+  private func prepared(_ request: HTTPRequest, _ exchange: Exchange) -> (HTTPRequest, Exchange) {
     var request = request
     var exchange = exchange
     exchange.preparedForTransport = true

@@ -98,7 +98,7 @@ public actor APIClient {
   /// - Returns: The decoded value.
   /// - Throws: ``APIError``.
   public nonisolated func send<Value>(_ endpoint: Endpoint<Value>) async throws -> Value {
-    try await response(for: endpoint).value
+    try await response(for: endpoint, as: Exchange.buffered).value
   }
 
   /// Send an endpoint's request and return its decoded value with the request and response.
@@ -110,7 +110,7 @@ public actor APIClient {
   public nonisolated func response<Value>(for endpoint: Endpoint<Value>) async throws -> Response<
     Value
   > {
-    try await response(for: endpoint, as: Exchange())
+    try await response(for: endpoint, as: Exchange.buffered)
   }
 
   /// ``response(for:)``, made as `exchange` says; listed as `registration` when the call was

@@ -61,35 +61,22 @@ final class CallRegistration: Sendable {
     APIError(transportError: CancellationError(), request: request)
   }
 
-  /// Run `operation` (the call's exchange, for `request`) so that ``APIClient/cancelAll()``
-  /// can end it, as the caller's own cancellation does.
-  ///
-  /// When `endsItsOwnWaits` (the call meets only Errand's own middleware and transport), the
-  /// operation runs in the caller's task and gets a ``CallCancellation`` that each of its waits
-  /// registers with; otherwise it runs in a task of its own, which `cancelAll()` cancels, since
-  /// only cancellation ends a wait of the app's.
+  /// What ends the waits of the call when it runs in its caller's task: each wait registers
+  /// with it, and ``APIClient/cancelAll()`` ends them.
+  var cancellation: CallCancellation {
+    CallCancellation(registry, id: id)
+  }
+
+  /// Run `operation` (the call's exchange, for `request`) in a task of its own, which
+  /// ``APIClient/cancelAll()`` cancels, since only cancellation ends a wait of the app's (a call
+  /// that meets only Errand's own middleware and transport runs in its caller's task instead,
+  /// with ``cancellation``).
   ///
   /// A call its client cancelled before the operation started (while its request was being
   /// built) never runs it: no middleware sees it and nothing is sent, whether or not the
   /// transport looks at cancellation. A call its client cancelled throws
   /// ``APIError/cancelled(_:)``, whatever its exchange ended with, as `cancelAll()` counted it.
-  func run(
-    for request: HTTPRequest, endsItsOwnWaits: Bool,
-    _ operation: @escaping @Sendable (CallCancellation?) async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
-    guard endsItsOwnWaits else { return try await runInTask(for: request, operation) }
-    let cancellation = CallCancellation(registry, id: id)
-    do {
-      if cancellation.isCancelled { throw CancellationError() }
-      return try await operation(cancellation)
-    } catch {
-      if isCancelled { throw Self.cancelled(request) }
-      throw error
-    }
-  }
-
-  /// ``run(for:endsItsOwnWaits:_:)``, in a task of its own.
-  private func runInTask(
+  func runInTask(
     for request: HTTPRequest,
     _ operation: @escaping @Sendable (CallCancellation?) async throws -> HTTPResponse
   ) async throws -> HTTPResponse {

@@ -13,7 +13,12 @@ public struct RequestContext: Sendable {
   /// Whether the endpoint needs credentials.
   public var requiresAuthentication: Bool
   /// The endpoint's sample response, if it has one.
-  public var sample: HTTPResponse?
+  public var sample: HTTPResponse? {
+    get { sampleBox?.value }
+    set { sampleBox = newValue.map(Boxed.init) }
+  }
+  /// ``sample``, held by reference: a context is copied at every step of a call.
+  package var sampleBox: Boxed<HTTPResponse>?
   /// Whether sending the request twice is safe, so that it may be retried: the method's
   /// idempotence unless the endpoint says otherwise.
   public var isIdempotent: Bool
@@ -58,7 +63,7 @@ public struct RequestContext: Sendable {
   ) {
     self.endpoint = endpoint
     self.requiresAuthentication = requiresAuthentication
-    self.sample = sample
+    self.sampleBox = sample.map(Boxed.init)
     self.isIdempotent = isIdempotent
   }
 

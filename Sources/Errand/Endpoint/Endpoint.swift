@@ -47,7 +47,12 @@ public struct Endpoint<Value>: Sendable {
   public var middleware: [any Middleware] = []
   /// A sample response, as the real API would answer (Moya's `sampleData`); test doubles such as
   /// `StubTransport.samples()` can answer with it.
-  public var sample: HTTPResponse?
+  public var sample: HTTPResponse? {
+    get { sampleBox?.value }
+    set { sampleBox = newValue.map(Boxed.init) }
+  }
+  /// ``sample``, held by reference: an endpoint is copied at every step of a call.
+  package var sampleBox: Boxed<HTTPResponse>?
   /// The longest response body to accept, in bytes, or `nil` for the client's
   /// ``APIClient/Configuration/maximumResponseSize``.
   public var maximumResponseSize: Int?

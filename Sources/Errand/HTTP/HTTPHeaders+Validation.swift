@@ -5,10 +5,10 @@ extension HTTPHeaders {
   /// and a value must not hold control characters other than tab (CR or LF would inject headers).
   var validationProblem: String? {
     for field in fields {
-      if field.name.isEmpty || !field.name.utf8.allSatisfy(Self.isTokenByte) {
+      if field.name.isEmpty || !field.name.everyByte(Self.isTokenByte) {
         return "the header name \"\(field.name.debugEscaped)\" is not a valid token."
       }
-      if field.value.utf8.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }),
+      if field.value.anyByte(Self.isForbiddenInValue),
         let bad = field.value.unicodeScalars.first(where: { $0.isForbiddenInHeaderValue })
       {
         return "the value of header \"\(field.name)\" contains \(bad.controlName); "
@@ -21,7 +21,12 @@ extension HTTPHeaders {
   /// Whether `value` can be sent as a header value: no control character but tab. A value read
   /// from a server (a validator, an event ID) that fails this is dropped, not sent back.
   package static func canSend(_ value: String) -> Bool {
-    !value.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }
+    !value.anyByte(isForbiddenInValue)
+  }
+
+  /// Whether `byte` is a control character other than tab, which a header value must not hold.
+  static func isForbiddenInValue(_ byte: UInt8) -> Bool {
+    byte < 0x20 && byte != 0x09 || byte == 0x7F
   }
 
   /// RFC 9110 `tchar`: letters, digits and ``!#$%&'*+-.^_`|~``.
@@ -55,6 +60,19 @@ extension Unicode.Scalar {
 }
 
 extension String {
+  /// Whether every UTF-8 byte of the string passes `test`, read from the string's own storage
+  /// when it has contiguous storage (every native Swift string does): each header name and
+  /// value of every request is checked, twice or more on its way to the wire.
+  func everyByte(_ test: (UInt8) -> Bool) -> Bool {
+    utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? utf8.allSatisfy(test)
+  }
+
+  /// Whether any UTF-8 byte of the string passes `test`, read as ``everyByte(_:)`` reads.
+  func anyByte(_ test: (UInt8) -> Bool) -> Bool {
+    utf8.withContiguousStorageIfAvailable { $0.contains(where: test) }
+      ?? utf8.contains(where: test)
+  }
+
   /// The string with control characters escaped, safe to put in a message.
   fileprivate var debugEscaped: String {
     String(debugDescription.dropFirst().dropLast())

@@ -44,7 +44,7 @@ extension HTTPMethod {
   /// Whether the method can go on the wire: an RFC 9110 token (ASCII letters, digits and the
   /// symbols that section 5.6.2 allows), so that no space, CR or LF can smuggle a second request.
   public var isValidToken: Bool {
-    !rawValue.isEmpty && rawValue.utf8.allSatisfy(HTTPHeaders.isTokenByte)
+    !rawValue.isEmpty && rawValue.everyByte(HTTPHeaders.isTokenByte)
   }
 }
 

@@ -21,7 +21,11 @@ extension HTTPRequest {
       return
         "the URL's scheme must be http or https, not \(url.scheme.map { "\"\($0)\"" } ?? "none")."
     }
-    guard let host = url.host, !host.isEmpty else {
+    // The host as written is empty exactly when it is decoded; decoding (a few times slower)
+    // is left for a host with a percent sign, which may not decode at all.
+    guard let host = url.host(percentEncoded: true), !host.isEmpty,
+      !host.anyByte({ $0 == UInt8(ascii: "%") }) || url.host(percentEncoded: false) != nil
+    else {
       return "the URL has no host."
     }
     if let problem = headers.validationProblem {

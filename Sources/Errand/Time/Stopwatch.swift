@@ -2,16 +2,24 @@ import Foundation
 
 /// Measures time on any clock, so that durations Errand reports follow an injected test clock.
 package struct Stopwatch: Sendable {
-  private let origin: any Origin
+  /// Where it started on the continuous clock, read without an existential or generic
+  /// metadata since every call's deadline starts one (unless a test gives the client a clock of
+  /// its own); unused on any other clock.
+  private let instant: ContinuousClock.Instant
+  /// Where it started on any other clock; `nil` on the continuous clock.
+  private let origin: (any Origin)?
 
   /// Start measuring now.
   /// - Parameter clock: The clock to read.
   package init(_ clock: any Clock<Duration>) {
-    origin = Self.start(clock)
+    instant = .now
+    origin = clock is ContinuousClock ? nil : Self.start(clock)
   }
 
   /// The time since the stopwatch started.
-  package var elapsed: Duration { origin.elapsed }
+  package var elapsed: Duration {
+    origin?.elapsed ?? instant.duration(to: .now)
+  }
 
   /// Run `handler` once `duration` has passed since the stopwatch started, unless the returned
   /// function is called first.
@@ -27,7 +35,13 @@ package struct Stopwatch: Sendable {
   package func whenElapsed(
     _ duration: Duration, _ handler: @escaping @Sendable () -> Void
   ) -> @Sendable () -> Void {
-    origin.whenElapsed(duration, handler)
+    if let origin {
+      return origin.whenElapsed(duration, handler)
+    }
+    // A real clock: only latency lies between reading it and arming the timer.
+    let scheduler = DeadlineScheduler.shared
+    let id = scheduler.schedule(after: duration - elapsed, handler)
+    return { scheduler.cancel(id) }
   }
 
   private static func start<C: Clock<Duration>>(_ clock: C) -> any Origin {
@@ -51,12 +65,6 @@ private struct Start<C: Clock<Duration>>: Origin {
   func whenElapsed(
     _ duration: Duration, _ handler: @escaping @Sendable () -> Void
   ) -> @Sendable () -> Void {
-    if clock is ContinuousClock {
-      // A real clock: only latency lies between reading it and arming the timer.
-      let scheduler = DeadlineScheduler.shared
-      let id = scheduler.schedule(after: duration - elapsed, handler)
-      return { scheduler.cancel(id) }
-    }
     // A deadline of centuries is "never": a standard clock traps past `Int64.max` seconds.
     let deadline = instant.advanced(by: duration.sleepable)
     let sleeper = Task { [clock] in

@@ -29,7 +29,12 @@ public struct Exchange: Sendable {
   /// backs up, as Errand's own transports do, so that a short answer wakes its caller once).
   public var streams: Bool
   /// The endpoint's sample response, for test doubles that answer with it.
-  public var sample: HTTPResponse?
+  public var sample: HTTPResponse? {
+    get { sampleBox?.value }
+    set { sampleBox = newValue.map(Boxed.init) }
+  }
+  /// ``sample``, held by reference: an exchange is copied at every step of a call.
+  package var sampleBox: Boxed<HTTPResponse>?
   /// The call's deadline.
   package var deadline: RequestDeadline?
   /// Who hears about the request body being sent.
@@ -86,6 +91,11 @@ public struct Exchange: Sendable {
     self.deadline = deadline
     self.progress = progress
     self.events = events
+  }
+
+  /// A buffered exchange, as a call begins it: no deadline, progress or listeners yet.
+  package static var buffered: Exchange {
+    Exchange(streams: false, deadline: nil, progress: nil, events: nil)
   }
 
   /// How much of the call's timeout is left: zero or less once its deadline has passed; `nil`

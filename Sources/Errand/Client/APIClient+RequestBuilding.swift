@@ -74,7 +74,8 @@ extension APIClient {
       headers.merge(configuration.headers)
     }
     headers.merge(endpoint.headers)
-    if let key = try endpoint.idempotencyKeyValue(invalid: invalid) {
+    if endpoint.idempotencyKey != nil, let key = try endpoint.idempotencyKeyValue(invalid: invalid)
+    {
       headers[IdempotencyKey.fieldName] = key
     }
 

@@ -41,6 +41,7 @@ extension Endpoint {
 
   /// Whether the call may be sent more than once: ``isIdempotent`` when set, else the method's
   /// idempotence or an ``idempotencyKey``.
+  @inline(__always)  // As description(redactedBy:) is.
   var retriesSafely: Bool {
     isIdempotent ?? (method.isIdempotent || idempotencyKey != nil)
   }

@@ -335,12 +335,14 @@ extension Endpoint: CustomStringConvertible {
   public var description: String { description(redactedBy: .default) }
 
   /// The same, with the absolute URL's secrets hidden by `redaction` (a client's own).
+  @inline(__always)  // Inlined, a call reads the fields without the endpoint type's metadata.
   func description(redactedBy redaction: Redaction) -> String {
     "\(method) \(url.map(redaction.redact) ?? path)"
   }
 
   /// Whether the endpoint's absolute URL is at another origin than `baseURL`, on a host that is
   /// not in `trustedHosts` (lowercased): such a request gets no credentials or secret headers.
+  @inline(__always)  // As description(redactedBy:) is.
   func leavesOrigin(of baseURL: URL, trustedHosts: Set<String> = []) -> Bool {
     url.map { url in
       !RedirectPolicy.isSameOrigin(url, baseURL)

@@ -3,7 +3,10 @@ import Foundation
 /// When a call gives up: its timeout on the client's clock, counted from when the call starts.
 /// Every exchange of the call (retries included) and every wait a transport bounds with it share
 /// the one deadline.
-@_spi(Transports) public struct RequestDeadline: Sendable {
+///
+/// A class, for it is immutable and every exchange and context of the call carries it: copying
+/// them retains it, instead of copying its clock and instant.
+@_spi(Transports) public final class RequestDeadline: Sendable {
   /// How long the whole call may take, retries and their waits included.
   public let timeout: Duration
   /// Started when the call starts, on the same clock.

@@ -56,7 +56,7 @@ extension APIClient {
     response.url = response.url ?? request.url
     // The request as the transport got it (tokens and headers the middleware added included, so
     // that an echo of them is scrubbed from what is printed), else as the client built it.
-    response.setRequestIfUnknown(request)
+    if response.request == nil { response.request = request }
     if let events = exchange.events, let status = response.cacheStatus {
       events.post(.cacheOutcome(status))
     }

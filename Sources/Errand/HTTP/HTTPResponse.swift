@@ -21,18 +21,7 @@ public struct HTTPResponse: Sendable, Hashable {
   public var url: URL?
   /// The request that produced the response, where known; ``APIClient`` fills it in, so error
   /// messages can name the method.
-  public internal(set) var request: HTTPRequest? {
-    get { requestBox?.value }
-    set { requestBox = newValue.map(Boxed.init) }
-  }
-  /// ``request``, held by reference, as ``metrics`` is.
-  private var requestBox: Boxed<HTTPRequest>?
-
-  /// Say that `request` produced this response, unless a request is known already (without
-  /// copying it out to see).
-  package mutating func setRequestIfUnknown(_ request: HTTPRequest) {
-    if requestBox == nil { requestBox = Boxed(request) }
-  }
+  public internal(set) var request: HTTPRequest?
   /// How many times the request was sent to get this response; retries raise it above 1.
   public internal(set) var attempts = 1
   /// The wait ``RetryMiddleware`` would have made before another attempt, when it made none
@@ -72,7 +61,7 @@ public struct HTTPResponse: Sendable, Hashable {
     self.headers = headers
     self.body = body
     self.url = url
-    self.requestBox = request.map(Boxed.init)
+    self.request = request
   }
 
   /// Create the head of a streamed response: its body follows in `bodyStream`.

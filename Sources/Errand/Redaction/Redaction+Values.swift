@@ -63,3 +63,34 @@ extension APIClient.Configuration: CustomReflectable {
       ], displayStyle: .struct)
   }
 }
+
+extension RequestContext: CustomReflectable {
+  /// Every field, as declared, the sample shown as the response it is.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "endpoint": endpoint, "requiresAuthentication": requiresAuthentication,
+        "sample": sample as Any, "isIdempotent": isIdempotent, "deadline": deadline as Any,
+        "clock": clock as Any, "cachePolicy": cachePolicy as Any, "events": events as Any,
+        "clientHeaders": clientHeaders, "cancellation": cancellation as Any,
+      ], displayStyle: .struct)
+  }
+}
+
+extension Exchange: CustomReflectable {
+  /// Every field, as declared, the sample shown as the response it is and the app's own
+  /// `Cookie` value hidden.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "streams": streams, "sample": sample as Any, "deadline": deadline as Any,
+        "progress": progress as Any, "events": events as Any, "withholding": withholding as Any,
+        "priority": priority, "shares": shares, "cancellation": cancellation as Any,
+        "callers": callers as Any, "cookieJar": cookieJar as Any,
+        "appCookieField": appCookieField.map { _ in HTTPHeaders.redactedValue } as Any,
+        "preparedForTransport": preparedForTransport,
+      ], displayStyle: .struct)
+  }
+}

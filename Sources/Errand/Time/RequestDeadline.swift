@@ -72,3 +72,16 @@ import Foundation
     return Int(min(backstop, Double(Int32.max / 1000)))
   }
 }
+
+extension RequestDeadline: CustomStringConvertible, CustomReflectable {
+  /// The timeout and how much of it is left, for example
+  /// `RequestDeadline(timeout: 30.0 seconds, remaining: 29.9 seconds)`.
+  public var description: String {
+    "RequestDeadline(timeout: \(timeout), remaining: \(remaining))"
+  }
+
+  /// The timeout and how much of it is left.
+  public var customMirror: Mirror {
+    Mirror(self, children: ["timeout": timeout, "remaining": remaining], displayStyle: .struct)
+  }
+}

@@ -146,7 +146,7 @@ struct Pipeline: Sendable {
   /// once per exchange, when the call withholds its secrets or the client keeps cookies (else
   /// there is nothing to do).
   private func needsPreparing(_ exchange: Exchange, before next: (any Middleware)?) -> Bool {
-    next.map(Self.sendsAsTheTransportDoes) ?? true && !exchange.preparedForTransport
+    (next.map(Self.sendsAsTheTransportDoes) ?? true) && !exchange.preparedForTransport
       && (exchange.withholding != nil || cookieJar != nil)
   }
 

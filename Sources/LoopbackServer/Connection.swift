@@ -58,11 +58,10 @@ final class Connection {
         buffer += more
       case .malformed(let reason):
         refuse(reason)
-        if served != nil {
-          // The rest of what the client sends is read and dropped: closing on it would reset
-          // the connection, which can take the 400 with it.
-          lingeringClose()
-        }
+        // The rest of what the client sends is read and dropped (for two seconds at most, or
+        // until it closes or the server stops): closing on unread bytes would reset the
+        // connection, which can take the 400 with it (RFC 9112, section 9.6).
+        lingeringClose()
         return
       case .complete(let request, let consumed):
         buffer.removeFirst(consumed)

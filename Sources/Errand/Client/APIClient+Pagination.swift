@@ -112,8 +112,8 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
     var upcoming: Endpoint<Value>?
     let next: (@Sendable (Response<Value>) -> Endpoint<Value>?)?
     /// The pages fetched so far, to stop at a `next` that points back: a 128-bit digest of
-    /// each request's method, URL, headers and body rather than the request (a cursor can be a kilobyte),
-    /// so that a long walk costs 16 bytes a page.
+    /// each request's method, URL, headers and body rather than the request (a cursor can be a
+    /// kilobyte), so that a long walk costs 16 bytes a page.
     var fetched: Set<PageDigest> = []
     /// Why the page after the last one returned cannot be fetched: thrown by the next call.
     var pendingError: (any Error)?
@@ -157,11 +157,12 @@ public struct Pages<Value: Sendable>: AsyncSequence, Sendable {
 }
 
 /// The first 128 bits of the SHA-256 digest of a page's request (its method, URL, headers and
-/// body: a cursor in a `POST` body or a header makes another page at the same URL): what ``Pages`` keeps of each page
-/// it fetched (two requests share one with a chance of about 2^-128). The URL is digested in a normal
-/// form (RFC 3986 §6.2.2, §6.2.3): the scheme and host lowercased, a default port and the
-/// fragment dropped, percent-encodings' hex digits uppercased; so a next link that names a
-/// fetched page another way (`API.Example.com`, `:443`, `%2f`) is that page.
+/// body: a cursor in a `POST` body or a header makes another page at the same URL): what
+/// ``Pages`` keeps of each page it fetched (two requests share one with a chance of about
+/// 2^-128). The URL is digested in a normal form (RFC 3986 §6.2.2, §6.2.3): the scheme and
+/// host lowercased, a default port and the fragment dropped, percent-encodings' hex digits
+/// uppercased; so a next link that names a fetched page another way (`API.Example.com`,
+/// `:443`, `%2f`) is that page.
 struct PageDigest: Hashable, Sendable {
   private let high: UInt64
   private let low: UInt64
